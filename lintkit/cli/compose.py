@@ -1,0 +1,28 @@
+"""The composition root: the one place that says which rules lion-lint runs.
+
+Rules are listed here explicitly; importing a rule module registers nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lintkit.config.load import LoadedConfig
+from lintkit.core.builtin import ENGINE_RULES
+from lintkit.core.rule import Rule
+
+
+def shipped_rules() -> tuple[type[Rule], ...]:
+    from lion_lint.rules.structural_eq import StructuralEq
+
+    return (StructuralEq,)
+
+
+def compose(config: LoadedConfig) -> Sequence[type[Rule]]:
+    """The rules available in a project: the shipped ones and its configured plugins."""
+    return shipped_rules()
+
+
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule lion-lint knows without a project (for `rules` and `explain`)."""
+    return (*ENGINE_RULES, *shipped_rules())

@@ -1,0 +1,180 @@
+"""The ``lion-lint`` command line. An adapter: it parses arguments, calls the engine and
+hands the results to a reporter. Heavy modules are imported inside the commands so that
+``--version`` and ``--help`` stay fast."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lintkit import __version__
+
+FORMATS = ("full", "concise", "json")
+ISSUES_URL = "https://github.com/lion-lint/lion-lint/issues"
+
+
+class DefaultGroup(click.Group):
+    """``lion-lint PATHS`` means ``lion-lint check PATHS``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"lion-lint: error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lion-lint")
+def cli() -> None:
+    """lion-lint: LionAGI's house rules (ADR-0119 D8 gates), project-aware, on LibCST.
+
+    Run `lion-lint [PATHS]...` to check; `lion-lint COMMAND --help` for a command."""
+
+
+def _console(color: str, stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    if color == "always":
+        return Console(force_terminal=True, stderr=stderr, highlight=False, soft_wrap=True)
+    if color == "never":
+        return Console(no_color=True, color_system=None, stderr=stderr, highlight=False,
+                       soft_wrap=True)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--output-format", type=click.Choice(FORMATS), default=None,
+              help="Output format (default: full on a terminal, concise otherwise).")
+@click.option("--select", multiple=True, help="Only these rules (codes, prefixes or names).")
+@click.option("--extend-select", multiple=True, help="Also these rules.")
+@click.option("--ignore", multiple=True, help="Not these rules.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="The pyproject.toml to read [tool.lion-lint] from.")
+@click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto",
+              help="Colour the full format (NO_COLOR and FORCE_COLOR are honoured).")
+@click.option("--show-suppressed", is_flag=True, help="List suppressed diagnostics with reasons.")
+def check(paths: tuple[Path, ...], output_format: str | None, select: tuple[str, ...],
+          extend_select: tuple[str, ...], ignore: tuple[str, ...], config_file: Path | None,
+          color: str, show_suppressed: bool) -> None:
+    """Check Python files under PATHS (default: the current directory)."""
+    from lintkit.cli.compose import compose
+    from lintkit.config.load import ConfigError
+    from lintkit.engine.run import InternalError, RunOptions, lint_project, plan
+
+    targets = list(paths) or [Path(".")]
+    for target in targets:
+        if not target.exists():
+            _fail(f"path does not exist: {target}")
+    if config_file is not None and not config_file.is_file():
+        _fail(f"config file not found: {config_file}")
+    options = RunOptions(select=_split(select) or None, extend_select=_split(extend_select),
+                         ignore=_split(ignore))
+    cwd = Path.cwd()
+    try:
+        results = [lint_project(root, config, project_targets, compose, options)
+                   for root, (config, project_targets) in sorted(plan(targets, config_file).items())]
+    except ConfigError as error:
+        _fail(str(error))
+        return
+    except InternalError as error:
+        _internal_error(str(error))
+        return
+    _report(results, cwd, output_format, color, show_suppressed)
+
+
+def _report(results: list[Any], cwd: Path, output_format: str | None, color: str,
+            show_suppressed: bool) -> None:
+    from lintkit.cli.compose import all_rules
+    from lintkit.report.model import Report, display_path, rebase
+
+    report = Report(diagnostics=[], rules=list(all_rules()))
+    for result in results:
+        report.diagnostics.extend(rebase(d, result.root, cwd) for d in result.diagnostics)
+        report.suppressed.extend(result.suppressed)
+        report.files_checked += result.files_checked
+        for d in result.diagnostics:
+            report.sources[display_path(result.root, d.path, cwd)] = result.root / d.path
+    fmt = output_format or ("full" if sys.stdout.isatty() else "concise")
+    if fmt == "concise":
+        from lintkit.report.concise import write_concise
+
+        write_concise(report, sys.stdout)
+    elif fmt == "json":
+        from lintkit.report.json_format import write_json
+
+        write_json(report, sys.stdout)
+    else:
+        from lintkit.report.full import write_full
+
+        write_full(report, _console(color), show_suppressed=show_suppressed)
+    sys.exit(1 if report.diagnostics else 0)
+
+
+def _internal_error(message: str) -> None:
+    first = message.splitlines()[0]
+    click.echo(f"lion-lint: internal error: {first}", err=True)
+    if os.environ.get("LION_LINT_DEBUG"):
+        click.echo(message, err=True)
+    click.echo(f"This is a bug in lion-lint or in a rule; please report it at {ISSUES_URL} "
+               "(set LION_LINT_DEBUG=1 for the traceback).", err=True)
+    sys.exit(2)
+
+
+@cli.command("rules")
+def list_rules() -> None:
+    """List the rules: code, name, summary, and whether enabled by default."""
+    from rich.table import Table
+
+    from lintkit.cli.compose import all_rules
+
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("code", "name", "summary", "enabled"):
+        table.add_column(column)
+    for rule in sorted(all_rules(), key=lambda r: r.code):
+        table.add_row(rule.code, rule.name, rule.summary, "yes" if rule.default_enabled else "no")
+    _console("auto").print(table)
+
+
+@cli.command()
+@click.argument("rule")
+def explain(rule: str) -> None:
+    """Explain a rule (by code or name): what it does, why, an example, how to fix."""
+    from lintkit.cli.compose import all_rules
+    from lintkit.core.rule import DOC_SECTIONS
+
+    wanted = rule.strip()
+    for candidate in all_rules():
+        if wanted.upper() == candidate.code or wanted == candidate.name:
+            docs = candidate.docs()
+            lines = [f"# {candidate.code} {candidate.name}", "", candidate.summary, ""]
+            for section in DOC_SECTIONS:
+                lines += [f"## {section}", "", docs[section], ""]
+            text = "\n".join(lines).rstrip() + "\n"
+            if sys.stdout.isatty():
+                from rich.markdown import Markdown
+
+                _console("auto").print(Markdown(text))
+            else:
+                click.echo(text, nl=False)
+            return
+    _fail(f"unknown rule '{rule}' (see `lion-lint rules`)")
+
+
+def main() -> None:
+    try:
+        cli(prog_name="lion-lint")
+    except KeyboardInterrupt:
+        sys.exit(130)

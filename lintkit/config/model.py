@@ -1,0 +1,37 @@
+"""The ``[tool.lion-lint]`` table, validated with pydantic."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
+    ".ruff_cache", ".pytest_cache", ".lion-lint-cache", "build", "dist", "node_modules",
+    "*.egg-info", ".eggs",
+)
+
+
+class Settings(BaseModel):
+    """Engine settings. Each rule's own table (``[tool.lion-lint.<rule-name>]``) is validated
+    by that rule's options model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=_kebab,
+                              populate_by_name=True)
+
+    src: tuple[str, ...] | None = Field(
+        default=None, description="roots where top-level packages live (default: '.' and 'src')")
+    include: tuple[str, ...] = ("*.py",)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    plugins: tuple[str, ...] = ()
+    baseline: str | None = None
+    cache_dir: str = ".lion-lint-cache"

@@ -1,0 +1,333 @@
+"""Per-file facts: what phase 1 learns about one module, as plain data.
+
+Facts are produced once per file (from LibCST, in a worker process or from the cache) and
+never hold CST nodes, so they can be cached as JSON and shipped between processes. Phase 2
+builds the project index from them.
+
+Conventions shared by every fact:
+
+- ``span`` is ``(line, column, end_line, end_column)``, 1-based lines and columns.
+- ``scope`` is the ``__qualname__`` of the enclosing class or function (``""`` at module
+  level; ``f.<locals>.C`` inside a function), so ``scope.replace(".<locals>", "")`` is the
+  lexical owner. Lambdas and comprehensions are transparent.
+- ``when`` says when the code runs: ``"import"`` (executing the module runs it), ``"call"``
+  (inside a function body), ``"typing"`` (the true branch of ``if TYPE_CHECKING:``) or
+  ``"main"`` (inside ``if __name__ == "__main__":``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+Span = tuple[int, int, int, int]
+When = Literal["import", "call", "typing", "main"]
+NO_SPAN: Span = (0, 0, 0, 0)
+
+# Bump when the shape of the facts changes: cached facts of another version are ignored.
+FACTS_VERSION = 1
+
+
+@dataclass(slots=True)
+class Expr:
+    """A shallow summary of an expression.
+
+    kind is one of:
+      ``ref``     a dotted name (``text``: ``a.b.c``; a call link renders as ``super().f``)
+      ``const``   a literal (``text``: its type name; ``value``: the value where JSON holds it)
+      ``tuple``/``list``/``set``  ``items``
+      ``dict``    ``items`` are the keys and ``values`` the values, pairwise (``**x`` has key None)
+      ``call``    ``func`` the callee, ``items`` the positional arguments (``*x`` is a
+                  ``starred``), ``keywords`` the keyword arguments (``**x`` under ``"**"``)
+      ``sub``     a subscript: ``func`` the subscripted value, ``items`` the slice elements
+      ``lambda``  ``func`` the body; ``text`` the parameter names, comma separated
+      ``starred`` ``func`` the starred value
+      ``other``   anything else (``text``: the node type)
+    """
+
+    kind: str
+    span: Span = NO_SPAN
+    text: str = ""
+    value: Any = None
+    items: tuple[Expr, ...] = ()
+    values: tuple[Expr | None, ...] = ()
+    keywords: tuple[tuple[str, Expr], ...] = ()
+    func: Expr | None = None
+
+    @property
+    def ref(self) -> str | None:
+        """The dotted name, if this is a plain reference."""
+        return self.text if self.kind == "ref" else None
+
+    @property
+    def base_ref(self) -> str | None:
+        """The dotted name, looking through one subscript (``Base[T]`` gives ``Base``)."""
+        if self.kind == "sub" and self.func is not None:
+            return self.func.ref
+        return self.ref
+
+    def keyword(self, name: str) -> Expr | None:
+        for key, value in self.keywords:
+            if key == name:
+                return value
+        return None
+
+    def is_const(self, value: Any) -> bool:
+        return self.kind == "const" and self.value is value
+
+
+@dataclass(slots=True)
+class ImportFact:
+    """An ``import`` or ``from ... import`` statement.
+
+    ``names`` holds ``(name, asname)`` pairs: the imported names of a from-import (``("*",
+    None)`` for a star import), or the dotted module of a plain import. ``module`` is written
+    without its leading dots; ``level`` counts them. ``guard`` is the name tested by an
+    enclosing ``if name == "X":`` inside a module ``__getattr__``.
+    """
+
+    module: str
+    level: int
+    names: tuple[tuple[str, str | None], ...]
+    is_from: bool
+    span: Span
+    scope: str
+    when: When
+    guard: str | None = None
+
+
+@dataclass(slots=True)
+class BindingFact:
+    """A name bound by an assignment, ``for``, ``with`` or walrus in some scope.
+
+    ``value`` is the assigned expression for a single-target assignment (None for tuple
+    unpacking, loops and augmented assignments, where ``kind`` tells which).
+    """
+
+    name: str
+    scope: str
+    span: Span
+    kind: str
+    value: Expr | None
+    annotation: Expr | None
+    when: When
+    guard: str | None = None
+
+
+@dataclass(slots=True)
+class MutationFact:
+    """A store into something other than a plain name: ``x[k] = v``, ``del x[k]``,
+    ``x[k] += v``, ``x.attr = v``, ``del x.attr``.
+
+    ``target`` is the object written to (``x``); ``attr`` the attribute for attribute stores.
+    """
+
+    kind: str  # setitem | delitem | augitem | setattr | delattr | augattr
+    target: Expr
+    attr: str | None
+    value: Expr | None
+    span: Span
+    scope: str
+    when: When
+
+
+@dataclass(slots=True)
+class CallFact:
+    """A call anywhere in the module. ``call`` is its expression summary (kind ``call``)."""
+
+    call: Expr
+    scope: str
+    when: When
+    guard: str | None = None
+
+    @property
+    def func(self) -> str | None:
+        return self.call.func.ref if self.call.func is not None else None
+
+    @property
+    def span(self) -> Span:
+        return self.call.span
+
+
+@dataclass(slots=True)
+class FunctionFact:
+    name: str
+    qualname: str
+    scope: str
+    span: Span  # the name
+    header: Span  # from the first decorator (or ``def``) to the end of the ``def`` line
+    decorators: tuple[Expr, ...]
+    params: tuple[str, ...]
+    vararg: str | None
+    kwarg: str | None
+    is_async: bool
+    when: When
+    local_names: tuple[str, ...] = ()
+    global_names: tuple[str, ...] = ()
+    returns: tuple[Expr, ...] = ()
+
+
+@dataclass(slots=True)
+class ClassFact:
+    name: str
+    qualname: str
+    scope: str
+    span: Span  # the name
+    header: Span  # from the first decorator (or ``class``) to the ``class`` line
+    keyword_line: int  # the line of the ``class`` keyword
+    bases: tuple[Expr, ...]
+    keywords: tuple[tuple[str, Expr], ...]
+    decorators: tuple[Expr, ...]
+    when: When
+
+
+@dataclass(slots=True)
+class SuppressionFact:
+    """A ``# lion-lint: ignore[CODE, ...] -- reason`` comment."""
+
+    line: int
+    column: int
+    end_column: int
+    codes: tuple[str, ...]
+    reason: str
+    own_line: bool
+
+
+@dataclass(slots=True)
+class ParseError:
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(slots=True)
+class FileFacts:
+    path: str
+    is_package: bool
+    imports: list[ImportFact] = field(default_factory=list)
+    bindings: list[BindingFact] = field(default_factory=list)
+    mutations: list[MutationFact] = field(default_factory=list)
+    calls: list[CallFact] = field(default_factory=list)
+    functions: list[FunctionFact] = field(default_factory=list)
+    classes: list[ClassFact] = field(default_factory=list)
+    suppressions: list[SuppressionFact] = field(default_factory=list)
+    error: ParseError | None = None
+    line_count: int = 0
+
+
+# --- JSON codec -----------------------------------------------------------------------------
+# Facts encode as positional lists (compact, and cheap to decode on a warm run).
+
+def _expr_to_data(e: Expr) -> list[Any]:
+    return [
+        e.kind,
+        list(e.span),
+        e.text,
+        e.value,
+        [_expr_to_data(i) for i in e.items],
+        [None if v is None else _expr_to_data(v) for v in e.values],
+        [[k, _expr_to_data(v)] for k, v in e.keywords],
+        None if e.func is None else _expr_to_data(e.func),
+    ]
+
+
+def _expr_from_data(d: list[Any]) -> Expr:
+    kind, span, text, value, items, values, keywords, func = d
+    return Expr(
+        kind,
+        tuple(span),  # type: ignore[arg-type]
+        text,
+        value,
+        tuple(_expr_from_data(i) for i in items),
+        tuple(None if v is None else _expr_from_data(v) for v in values),
+        tuple((k, _expr_from_data(v)) for k, v in keywords),
+        None if func is None else _expr_from_data(func),
+    )
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Expr):
+        return _expr_to_data(value)
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return [_encode(getattr(value, f.name)) for f in fields(value)]
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    return value
+
+
+# How each fact field decodes: "expr", "exprs", "opt_expr", "kw_exprs", "span", "strs",
+# "pairs" (tuple of 2-lists), or a nested fact class (list of them).
+_DECODERS: dict[type, tuple[tuple[str, Any], ...]] = {
+    ImportFact: (("module", None), ("level", None), ("names", "pairs"), ("is_from", None),
+                 ("span", "span"), ("scope", None), ("when", None), ("guard", None)),
+    BindingFact: (("name", None), ("scope", None), ("span", "span"), ("kind", None),
+                  ("value", "opt_expr"), ("annotation", "opt_expr"), ("when", None),
+                  ("guard", None)),
+    MutationFact: (("kind", None), ("target", "expr"), ("attr", None), ("value", "opt_expr"),
+                   ("span", "span"), ("scope", None), ("when", None)),
+    CallFact: (("call", "expr"), ("scope", None), ("when", None), ("guard", None)),
+    FunctionFact: (("name", None), ("qualname", None), ("scope", None), ("span", "span"),
+                   ("header", "span"), ("decorators", "exprs"), ("params", "strs"),
+                   ("vararg", None), ("kwarg", None), ("is_async", None), ("when", None),
+                   ("local_names", "strs"), ("global_names", "strs"), ("returns", "exprs")),
+    ClassFact: (("name", None), ("qualname", None), ("scope", None), ("span", "span"),
+                ("header", "span"), ("keyword_line", None), ("bases", "exprs"),
+                ("keywords", "kw_exprs"), ("decorators", "exprs"), ("when", None)),
+    SuppressionFact: (("line", None), ("column", None), ("end_column", None), ("codes", "strs"),
+                      ("reason", None), ("own_line", None)),
+}
+
+
+def _decode_field(how: Any, raw: Any) -> Any:
+    if how is None or raw is None:
+        return raw
+    if how == "expr":
+        return _expr_from_data(raw)
+    if how == "opt_expr":
+        return _expr_from_data(raw)
+    if how == "exprs":
+        return tuple(_expr_from_data(r) for r in raw)
+    if how == "kw_exprs":
+        return tuple((k, _expr_from_data(v)) for k, v in raw)
+    if how in ("span", "strs"):
+        return tuple(raw)
+    if how == "pairs":
+        return tuple((a, b) for a, b in raw)
+    raise ValueError(how)
+
+
+def _decode(cls: type, raw: list[Any]) -> Any:
+    spec = _DECODERS[cls]
+    return cls(*[_decode_field(how, value) for (_, how), value in zip(spec, raw)])
+
+
+_LISTS = (
+    ("imports", ImportFact),
+    ("bindings", BindingFact),
+    ("mutations", MutationFact),
+    ("calls", CallFact),
+    ("functions", FunctionFact),
+    ("classes", ClassFact),
+    ("suppressions", SuppressionFact),
+)
+
+
+def facts_to_data(facts: FileFacts) -> dict[str, Any]:
+    data: dict[str, Any] = {"path": facts.path, "is_package": facts.is_package,
+                            "line_count": facts.line_count}
+    for name, _ in _LISTS:
+        data[name] = [_encode(item) for item in getattr(facts, name)]
+    data["error"] = _encode(facts.error) if facts.error else None
+    return data
+
+
+def facts_from_data(data: dict[str, Any]) -> FileFacts:
+    facts = FileFacts(path=data["path"], is_package=data["is_package"],
+                      line_count=data.get("line_count", 0))
+    for name, cls in _LISTS:
+        setattr(facts, name, [_decode(cls, raw) for raw in data[name]])
+    if data.get("error"):
+        facts.error = ParseError(*data["error"])
+    return facts

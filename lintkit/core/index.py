@@ -1,0 +1,409 @@
+"""Phase 2: the project index, built once from every file's facts and shared by all rules.
+
+It answers the cross-module questions a per-file linter cannot: which module a file is,
+what a name used in some scope refers to (through imports, relative imports, re-exports at
+any depth, star imports, aliases and lazy ``__getattr__`` maps), and which classes descend
+from which. Names resolve to *symbols*: fully qualified dotted names such as
+``pkg.mod.Class`` or ``pkg.mod.f.<locals>.Inner`` for project definitions, the module name
+for a module, and the dotted path as written for anything outside the project
+(``dataclasses.dataclass``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lintkit.core.facts import BindingFact, ClassFact, Expr, FileFacts, FunctionFact, ImportFact
+
+SymbolKind = Literal["module", "class", "function", "variable", "external"]
+_ALIAS_KINDS = ("assign", "annassign")
+
+
+@dataclass(slots=True)
+class ModuleInfo:
+    """One project module: its dotted name and its file's facts."""
+
+    name: str
+    facts: FileFacts
+
+    @property
+    def path(self) -> str:
+        return self.facts.path
+
+    @property
+    def package(self) -> str:
+        """The package relative imports start from."""
+        return self.name if self.facts.is_package else self.name.rpartition(".")[0]
+
+
+@dataclass(slots=True)
+class LazyExport:
+    """A name a package's ``__getattr__`` loads on first access, and from where."""
+
+    name: str
+    module: str
+    attr: str | None
+    span: tuple[int, int, int, int]
+
+
+@dataclass(slots=True)
+class _Scope:
+    classes: dict[str, list[ClassFact]] = field(default_factory=lambda: defaultdict(list))
+    functions: dict[str, list[FunctionFact]] = field(default_factory=lambda: defaultdict(list))
+    imports: dict[str, list[tuple[ImportFact, str, str | None]]] = field(
+        default_factory=lambda: defaultdict(list))
+    bindings: dict[str, list[BindingFact]] = field(default_factory=lambda: defaultdict(list))
+    star_imports: list[ImportFact] = field(default_factory=list)
+
+
+def module_name_for(path: str, src_roots: tuple[str, ...]) -> tuple[str, bool]:
+    """The dotted module name of a project-relative ``path`` and whether it is a package.
+
+    The longest matching source root wins; ``""`` is the project root itself.
+    """
+    best = ""
+    for root in src_roots:
+        prefix = root.rstrip("/") + "/" if root not in ("", ".") else ""
+        if path.startswith(prefix) and len(prefix) > len(best):
+            best = prefix
+    relative = path[len(best):]
+    parts = relative[:-3].split("/") if relative.endswith(".py") else relative.split("/")
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    return ".".join(parts), is_package
+
+
+class ProjectIndex:
+    """Every module of the project, with name resolution and the class hierarchy."""
+
+    def __init__(self, files: list[FileFacts], module_names: dict[str, str]) -> None:
+        self.modules: dict[str, ModuleInfo] = {}
+        self.by_path: dict[str, ModuleInfo] = {}
+        for facts in sorted(files, key=lambda f: f.path):
+            name = module_names[facts.path]
+            info = ModuleInfo(name, facts)
+            # Two files claiming one module name (a stray copy): the first by path wins.
+            self.modules.setdefault(name, info)
+            self.by_path[facts.path] = info
+        self.classes: dict[str, tuple[ModuleInfo, ClassFact]] = {}
+        self.functions: dict[str, tuple[ModuleInfo, FunctionFact]] = {}
+        self._scopes: dict[tuple[str, str], _Scope] = {}
+        self._function_qualnames: dict[str, set[str]] = defaultdict(set)
+        for info in self.by_path.values():
+            self._index_module(info)
+        self._resolved: dict[tuple[str, str, str], str | None] = {}
+        self._bases: dict[str, tuple[str | None, ...]] = {}
+        self._lazy: dict[str, dict[str, LazyExport]] = {}
+
+    # --- building --------------------------------------------------------------------------
+
+    def _scope(self, module: str, scope: str) -> _Scope:
+        key = (module, scope)
+        found = self._scopes.get(key)
+        if found is None:
+            found = self._scopes[key] = _Scope()
+        return found
+
+    def _index_module(self, info: ModuleInfo) -> None:
+        module, facts = info.name, info.facts
+        owns_module = self.modules.get(module) is info
+        for cls in facts.classes:
+            self._scope(module, cls.scope).classes[cls.name].append(cls)
+            if owns_module:
+                self.classes.setdefault(f"{module}.{cls.qualname}", (info, cls))
+        for fn in facts.functions:
+            self._scope(module, fn.scope).functions[fn.name].append(fn)
+            self._function_qualnames[module].add(fn.qualname)
+            if owns_module:
+                self.functions.setdefault(f"{module}.{fn.qualname}", (info, fn))
+        for imp in facts.imports:
+            scope = self._scope(module, imp.scope)
+            for name, asname in imp.names:
+                if name == "*":
+                    scope.star_imports.append(imp)
+                elif imp.is_from:
+                    scope.imports[asname or name].append((imp, name, asname))
+                else:
+                    bound = asname or name.split(".")[0]
+                    scope.imports[bound].append((imp, name, asname))
+        for binding in facts.bindings:
+            self._scope(module, binding.scope).bindings[binding.name].append(binding)
+
+    # --- modules ----------------------------------------------------------------------------
+
+    def module(self, name: str) -> ModuleInfo | None:
+        return self.modules.get(name)
+
+    def module_of_path(self, path: str) -> ModuleInfo | None:
+        return self.by_path.get(path)
+
+    def is_module(self, name: str) -> bool:
+        return name in self.modules
+
+    def absolute_module(self, importer: ModuleInfo, imp: ImportFact) -> str:
+        """The absolute module an import statement names (``from ..a import b`` -> ``pkg.a``)."""
+        if imp.level == 0:
+            return imp.module
+        parts = importer.package.split(".") if importer.package else []
+        if imp.level > 1:
+            parts = parts[: len(parts) - (imp.level - 1)] if imp.level - 1 <= len(parts) else []
+        base = ".".join(parts)
+        if imp.module:
+            return f"{base}.{imp.module}" if base else imp.module
+        return base
+
+    def kind(self, symbol: str) -> SymbolKind:
+        if symbol in self.modules:
+            return "module"
+        if symbol in self.classes:
+            return "class"
+        if symbol in self.functions:
+            return "function"
+        return "variable" if self.project_module_of(symbol) is not None else "external"
+
+    def project_module_of(self, symbol: str) -> str | None:
+        """The longest project module that ``symbol`` lies in (``pkg.mod`` of ``pkg.mod.X``)."""
+        parts = symbol.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.modules:
+                return module
+        return None
+
+    # --- name resolution --------------------------------------------------------------------
+
+    def resolve(self, module: str, dotted: str, scope: str = "") -> str | None:
+        """The symbol that ``dotted`` (``Name`` or ``a.b.Name``) means in ``scope`` of
+        ``module``, or None when it names nothing the index can see (a builtin, a local)."""
+        key = (module, scope, dotted)
+        if key in self._resolved:
+            return self._resolved[key]
+        self._resolved[key] = None  # breaks alias cycles such as ``A = B; B = A``
+        head, _, rest = dotted.partition(".")
+        symbol = self._resolve_name(module, head, scope)
+        if symbol is not None and rest:
+            for attr in rest.split("."):
+                symbol = self._attribute(symbol, attr)
+                if symbol is None:
+                    break
+        self._resolved[key] = symbol
+        return symbol
+
+    def resolve_expr(self, module: str, expr: Expr | None, scope: str = "") -> str | None:
+        """Resolve a reference expression, looking through one subscript (``Base[T]``)."""
+        if expr is None:
+            return None
+        ref = expr.base_ref
+        return self.resolve(module, ref, scope) if ref else None
+
+    def _scope_chain(self, module: str, scope: str) -> list[str]:
+        """The scopes a name used in ``scope`` is looked up in, innermost first.
+
+        Class scopes other than the innermost one are skipped, as Python does.
+        """
+        chain = [scope] if scope else []
+        current = scope
+        functions = self._function_qualnames.get(module, set())
+        while current:
+            current = current.rpartition(".")[0]
+            if current.endswith(".<locals>"):
+                current = current[: -len(".<locals>")]
+            if current and current in functions:
+                chain.append(current)
+        chain.append("")
+        return chain
+
+    def _resolve_name(self, module: str, name: str, scope: str) -> str | None:
+        for each in self._scope_chain(module, scope):
+            found = self._lookup(module, each, name)
+            if found is not None:
+                return found
+        if module in self.modules and name in self._lazy_exports(module):
+            export = self._lazy_exports(module)[name]
+            return self._from_import(export.module, export.attr or name)
+        return None
+
+    def _lookup(self, module: str, scope: str, name: str) -> str | None:
+        table = self._scopes.get((module, scope))
+        if table is None:
+            return None
+        prefix = f"{module}.{scope}." if scope else f"{module}."
+        candidates: list[str] = []
+        if name in table.classes:
+            cls = table.classes[name][0]
+            candidates.append(f"{module}.{cls.qualname}")
+        if name in table.functions:
+            fn = table.functions[name][0]
+            candidates.append(f"{module}.{fn.qualname}")
+        for imp, imported, asname in table.imports.get(name, ()):
+            info = self.modules[module]
+            if imp.is_from:
+                target = self.absolute_module(info, imp)
+                resolved = self._from_import(target, imported)
+            else:
+                resolved = imported if asname else imported.split(".")[0]
+            if resolved is not None:
+                candidates.append(resolved)
+        for binding in table.bindings.get(name, ()):
+            if binding.kind in _ALIAS_KINDS and binding.value is not None:
+                ref = binding.value.base_ref
+                if ref and binding.value.kind in ("ref", "sub") and ref != name:
+                    aliased = self.resolve(module, ref, scope)
+                    if aliased is not None:
+                        candidates.append(aliased)
+                        continue
+            candidates.append(prefix + name)
+        if not candidates:
+            for imp in table.star_imports:
+                target = self.absolute_module(self.modules[module], imp)
+                if target in self.modules and name in self.exported_names(target):
+                    candidates.append(self._from_import(target, name) or f"{target}.{name}")
+        # Prefer a definition the project can see (a try/except ImportError fallback, say).
+        for candidate in candidates:
+            if self.kind(candidate) in ("class", "function", "module"):
+                return candidate
+        return candidates[0] if candidates else None
+
+    def _from_import(self, module: str, name: str) -> str | None:
+        submodule = f"{module}.{name}" if module else name
+        if submodule in self.modules:
+            return submodule
+        if module in self.modules:
+            return self.resolve(module, name) or f"{module}.{name}"
+        return submodule
+
+    def _attribute(self, symbol: str, attr: str) -> str | None:
+        if symbol in self.modules:
+            return self._from_import(symbol, attr)
+        nested = f"{symbol}.{attr}"
+        if nested in self.classes or nested in self.functions:
+            return nested
+        return nested
+
+    def exported_names(self, module: str) -> set[str]:
+        """Names ``from module import *`` binds: ``__all__`` if it is a literal, else every
+        public module-level name."""
+        info = self.modules.get(module)
+        if info is None:
+            return set()
+        for binding in info.facts.bindings:
+            if binding.scope == "" and binding.name == "__all__" and binding.value is not None:
+                if binding.value.kind in ("list", "tuple"):
+                    return {i.value for i in binding.value.items
+                            if i.kind == "const" and isinstance(i.value, str)}
+        table = self._scopes.get((module, ""))
+        if table is None:
+            return set()
+        names = set(table.classes) | set(table.functions) | set(table.imports) | set(table.bindings)
+        return {n for n in names if not n.startswith("_")}
+
+    # --- lazy exports -----------------------------------------------------------------------
+
+    def _lazy_exports(self, module: str) -> dict[str, LazyExport]:
+        if module not in self._lazy:
+            self._lazy[module] = self._compute_lazy_exports(self.modules[module])
+        return self._lazy[module]
+
+    def lazy_exports(self, module: str) -> dict[str, LazyExport]:
+        """What a module-level ``__getattr__`` loads per name: from ``if name == "X":``
+        branches that import, and from module-level literal maps of name to module path
+        (``{"X": "pkg.mod"}``, ``{"X": ("sub.mod", "Attr")}``, relative to the package)."""
+        return self._lazy_exports(module) if module in self.modules else {}
+
+    def _compute_lazy_exports(self, info: ModuleInfo) -> dict[str, LazyExport]:
+        facts = info.facts
+        if not any(f.name == "__getattr__" and f.scope == "" for f in facts.functions):
+            return {}
+        exports: dict[str, LazyExport] = {}
+        for imp in facts.imports:
+            if imp.scope == "__getattr__" and imp.guard:
+                target = self.absolute_module(info, imp)
+                attr = imp.names[0][0] if imp.is_from else None
+                if imp.is_from and f"{target}.{attr}" in self.modules:
+                    target, attr = f"{target}.{attr}", None
+                exports[imp.guard] = LazyExport(imp.guard, target, attr, imp.span)
+        for binding in facts.bindings:
+            if binding.scope or binding.value is None or binding.value.kind != "dict":
+                continue
+            for key, value in zip(binding.value.items, binding.value.values):
+                if key.kind != "const" or not isinstance(key.value, str) or value is None:
+                    continue
+                target, attr = _lazy_target(value)
+                if target is None:
+                    continue
+                absolute = self._lazy_module(info, target)
+                if absolute is None:
+                    continue
+                exports.setdefault(key.value, LazyExport(key.value, absolute, attr, key.span))
+        return exports
+
+    def _lazy_module(self, info: ModuleInfo, target: str) -> str | None:
+        stripped = target.lstrip(".")
+        package = info.package
+        candidates = [f"{package}.{stripped}" if package else stripped, stripped]
+        for candidate in candidates:
+            if candidate in self.modules:
+                return candidate
+        # A path outside the project (``"pydantic"``) counts only when written absolutely.
+        return None if target.startswith(".") or not stripped else stripped
+
+    # --- classes ---------------------------------------------------------------------------
+
+    def class_bases(self, symbol: str) -> tuple[str | None, ...]:
+        """The resolved symbols of a project class's bases (None where unresolvable)."""
+        if symbol in self._bases:
+            return self._bases[symbol]
+        info, cls = self.classes[symbol]
+        resolved = tuple(self.resolve_expr(info.name, base, cls.scope) for base in cls.bases)
+        self._bases[symbol] = resolved
+        return resolved
+
+    def descent(self, symbol: str, targets: frozenset[str] | set[str]) -> list[str] | None:
+        """The chain ``[symbol, base, ..., target]`` by which a class descends from one of
+        ``targets``, or None. Depth-first in base order, so the chain is the one Python's
+        MRO would meet first for ordinary hierarchies."""
+        seen: set[str] = set()
+
+        def walk(current: str) -> list[str] | None:
+            if current in seen:
+                return None
+            seen.add(current)
+            if current not in self.classes:
+                return None
+            for base in self.class_bases(current):
+                if base is None:
+                    continue
+                if base in targets:
+                    return [current, base]
+                found = walk(base)
+                if found is not None:
+                    return [current, *found]
+            return None
+
+        return walk(symbol)
+
+    def subclasses_of(self, targets: frozenset[str] | set[str]) -> dict[str, list[str]]:
+        """Every project class descending from a target, with its chain (sorted by symbol)."""
+        family: dict[str, list[str]] = {}
+        for symbol in sorted(self.classes):
+            if symbol in targets:
+                continue
+            chain = self.descent(symbol, targets)
+            if chain is not None:
+                family[symbol] = chain
+        return family
+
+
+def _lazy_target(value: Expr) -> tuple[str | None, str | None]:
+    if value.kind == "const" and isinstance(value.value, str):
+        module, _, attr = value.value.partition(":")
+        return module, attr or None
+    if value.kind in ("tuple", "list") and value.items:
+        first = value.items[0]
+        if first.kind == "const" and isinstance(first.value, str):
+            attr = value.items[1].value if len(value.items) > 1 else None
+            return first.value, attr if isinstance(attr, str) else None
+    return None, None

@@ -1,0 +1,50 @@
+"""What a rule's ``check`` receives: the project root, its files' facts and the index."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lintkit.core.facts import FileFacts
+from lintkit.core.index import ProjectIndex
+
+
+@dataclass
+class Project:
+    root: Path
+    index: ProjectIndex
+    #: Project-relative paths whose text stands in for the file on disk (an editor buffer).
+    overrides: dict[str, bytes] = field(default_factory=dict)
+    _lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def files(self) -> list[FileFacts]:
+        return [info.facts for info in self.index.by_path.values()]
+
+    def source_lines(self, path: str) -> list[str]:
+        """The decoded lines of a project file (for rules that need text, and for fixes)."""
+        if path not in self._lines:
+            raw = self.overrides.get(path)
+            if raw is None:
+                try:
+                    raw = (self.root / path).read_bytes()
+                except OSError:
+                    raw = b""
+            self._lines[path] = decode_source(raw).splitlines()
+        return self._lines[path]
+
+
+def decode_source(raw: bytes) -> str:
+    """Decode Python source as the interpreter would (BOM, PEP 263 cookie), never failing."""
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    try:
+        text = raw.decode(encoding, errors="replace")
+    except LookupError:
+        text = raw.decode("utf-8", errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text

@@ -1,0 +1,168 @@
+"""The rule API: what every house rule, shipped or local, is written against.
+
+A rule is a small class. It declares a code, a name, a one-line summary, a docstring in four
+sections (What it does / Why it matters / Example / How to fix), an options model validated
+from its table in ``[tool.lion-lint]``, and valid/invalid examples that the test suite runs.
+Its ``check`` gets the whole project (facts of every file and the index) and yields
+diagnostics. Rules never register themselves: the composition root lists them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from lintkit.core.diagnostics import Diagnostic, Fix, Location, Related, Severity
+
+if TYPE_CHECKING:
+    from lintkit.core.project import Project
+
+Span = tuple[int, int, int, int]
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class RuleOptions(BaseModel):
+    """Base of every rule's options. Keys are written in kebab-case in the TOML table;
+    unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=_kebab,
+                              populate_by_name=True)
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What an invalid example must report: the line, and optionally the code, column and a
+    fragment of the message."""
+
+    line: int
+    code: str | None = None
+    column: int | None = None
+    message: str | None = None
+
+
+Files = str | Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code that must produce no diagnostic. ``files`` is one module's source or a mapping of
+    project-relative paths to sources; ``options`` is the rule's table."""
+
+    files: Files
+    options: Mapping[str, Any] = field(default_factory=dict)
+    config: Mapping[str, Any] = field(default_factory=dict)
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code that must produce exactly the expected diagnostics (by line, in order)."""
+
+    files: Files
+    expect: tuple[Expect, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    config: Mapping[str, Any] = field(default_factory=dict)
+    name: str = ""
+
+
+DOC_SECTIONS = ("What it does", "Why it matters", "Example", "How to fix")
+
+
+class Rule:
+    """Base class of all rules. Subclasses set the class attributes and implement check."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    Options: ClassVar[type[RuleOptions]] = RuleOptions
+    default_enabled: ClassVar[bool] = True
+    severity: ClassVar[Severity] = "error"
+    #: Top-level keys of ``[tool.lion-lint]`` this rule reads besides its own table.
+    config_keys: ClassVar[tuple[str, ...]] = ()
+    valid: ClassVar[tuple[Valid, ...]] = ()
+    invalid: ClassVar[tuple[Invalid, ...]] = ()
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        self.options = options if options is not None else self.Options()
+
+    @classmethod
+    def options_from_config(cls, tool_table: Mapping[str, Any]) -> RuleOptions:
+        """Validate this rule's options from the ``[tool.lion-lint]`` table (may raise
+        pydantic's ValidationError, which the config layer turns into a message)."""
+        table = dict(tool_table.get(cls.name, {}))
+        for key in cls.config_keys:
+            if key in tool_table:
+                table[key] = tool_table[key]
+        return cls.Options.model_validate(table)
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        raise NotImplementedError
+
+    # --- helpers for subclasses ----------------------------------------------------------
+
+    def diagnostic(
+        self,
+        path: str,
+        span: Span,
+        message: str,
+        *,
+        related: Iterable[Related] = (),
+        fix: Fix | None = None,
+        scope: str = "",
+        detail: Iterable[str] = (),
+        severity: Severity | None = None,
+    ) -> Diagnostic:
+        return Diagnostic(
+            location=Location.at(path, span),
+            code=self.code,
+            name=self.name,
+            message=message,
+            severity=severity or self.severity,
+            related=tuple(related),
+            fix=fix,
+            scope=scope,
+            detail=tuple(detail),
+        )
+
+    @classmethod
+    def docs(cls) -> dict[str, str]:
+        """The four documentation sections of the docstring (missing ones are empty)."""
+        return parse_docs(cls.__doc__ or "")
+
+
+_HEADING = re.compile(r"^\s*##\s+(.+?)\s*$")
+
+
+def parse_docs(docstring: str) -> dict[str, str]:
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    lines = _dedent(docstring).splitlines()
+    for line in lines:
+        heading = _HEADING.match(line)
+        if heading:
+            current = sections.setdefault(heading.group(1), [])
+            continue
+        if current is not None:
+            current.append(line)
+    return {name: "\n".join(sections.get(name, [])).strip() for name in DOC_SECTIONS}
+
+
+def _dedent(text: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(text)
+
+
+def rule_key_matches(rule: type[Rule], selector: str) -> bool:
+    """Whether ``selector`` (a code, a code prefix such as ``LL0``, a name, or ``ALL``)
+    selects ``rule``."""
+    selector = selector.strip()
+    return (selector == "ALL" or selector == rule.name
+            or rule.code.startswith(selector.upper()) and bool(selector))

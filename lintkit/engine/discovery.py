@@ -1,0 +1,86 @@
+"""Which files make up a project: walk the tree, honour include/exclude and .gitignore.
+
+Symlinked directories are not followed (a symlink loop cannot trap the walk); a directory
+holding its own ``[tool.lion-lint]`` pyproject is a separate project and is left out.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import subprocess
+from pathlib import Path
+
+from lintkit.config.load import ConfigError, read_tool_table
+from lintkit.config.model import Settings
+
+
+def _matches(relative: str, name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(relative, p)
+               or relative.startswith(p.rstrip("/") + "/") for p in patterns)
+
+
+def git_ignored(root: Path) -> tuple[set[str], set[str]] | None:
+    """Ignored files and directories below ``root`` per git, or None outside a work tree."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "--others", "--ignored", "--exclude-standard",
+             "--directory", "-z"],
+            capture_output=True, check=False, timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if result.returncode != 0:
+        return None
+    files: set[str] = set()
+    directories: set[str] = set()
+    for raw in result.stdout.split(b"\0"):
+        if not raw:
+            continue
+        entry = os.fsdecode(raw)
+        (directories if entry.endswith("/") else files).add(entry.rstrip("/"))
+    return files, directories
+
+
+def is_nested_project(directory: Path) -> bool:
+    candidate = directory / "pyproject.toml"
+    if not candidate.is_file():
+        return False
+    try:
+        return read_tool_table(candidate) is not None
+    except ConfigError:
+        return True  # its own (broken) configuration: still not ours to lint
+
+
+def discover(root: Path, settings: Settings) -> list[str]:
+    """Project-relative POSIX paths of the Python files of the project rooted at ``root``."""
+    exclude = settings.exclude + settings.extend_exclude
+    ignored = git_ignored(root) if settings.respect_gitignore else None
+    ignored_files, ignored_dirs = ignored if ignored else (set(), set())
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        relative_dir = stack.pop()
+        directory = root / relative_dir if relative_dir else root
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue  # vanished or unreadable directory: nothing to check in it
+        for entry in entries:
+            name = entry.name
+            relative = f"{relative_dir}/{name}" if relative_dir else name
+            if _matches(relative, name, exclude):
+                continue
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = entry.is_file()
+            except OSError:
+                continue
+            if is_dir:
+                if relative in ignored_dirs or is_nested_project(Path(entry.path)):
+                    continue
+                stack.append(relative)
+            elif is_file and _matches(relative, name, settings.include):
+                if relative not in ignored_files:
+                    found.append(relative)
+    return sorted(found)

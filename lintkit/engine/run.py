@@ -1,0 +1,199 @@
+"""Orchestration: find the projects, run phase 1 and phase 2, apply waivers, filter.
+
+The engine takes the rules it runs as arguments; the composition root (the CLI) decides
+which. Nothing here imports the CLI or the reporters.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from lintkit.config.load import ConfigError, LoadedConfig, describe_validation_error, find_project_root, load_config
+from lintkit.core.builtin import ENGINE_RULES
+from lintkit.core.diagnostics import Diagnostic, Location, sort_diagnostics
+from lintkit.core.index import ProjectIndex, module_name_for
+from lintkit.core.project import Project
+from lintkit.core.rule import Rule, rule_key_matches
+from lintkit.core.suppressions import Suppressed, apply_suppressions, group_by_path
+from lintkit.engine import phase1
+from lintkit.engine.discovery import discover
+
+#: Given a project's configuration, the rule classes that may run there.
+Composer = Callable[[LoadedConfig], Sequence[type[Rule]]]
+
+
+class InternalError(Exception):
+    """A bug in lion-lint or in a rule: never mistaken for a clean run."""
+
+
+@dataclass
+class RunOptions:
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    #: (path, source): lint this text as if it were the file at path (an editor buffer).
+    stdin: tuple[Path, bytes] | None = None
+
+
+@dataclass
+class ProjectResult:
+    root: Path
+    config: LoadedConfig
+    rules: list[Rule]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    suppressed: list[Suppressed] = field(default_factory=list)
+    files_checked: int = 0
+
+
+def plan(paths: Sequence[Path], config_path: Path | None) -> dict[Path, tuple[Path | None, list[Path]]]:
+    """Group the requested paths by the project they belong to: root -> (config, targets)."""
+    projects: dict[Path, tuple[Path | None, list[Path]]] = {}
+    for path in paths:
+        absolute = path.resolve() if path.exists() else path.absolute()
+        if config_path is not None:
+            root, config = config_path.resolve().parent, config_path.resolve()
+        else:
+            root, config = find_project_root(absolute)
+        projects.setdefault(root, (config, []))[1].append(absolute)
+    return projects
+
+
+def select_rules(available: Sequence[type[Rule]], config: LoadedConfig,
+                 options: RunOptions) -> list[type[Rule]]:
+    settings = config.settings
+    select = options.select if options.select is not None else settings.select
+    extend = settings.extend_select + options.extend_select
+    ignore = settings.ignore + options.ignore
+    for selector in (*(select or ()), *extend, *ignore):
+        if not any(rule_key_matches(rule, selector) for rule in available):
+            raise ConfigError(f"{config.path or 'command line'}: unknown rule '{selector}' "
+                              "(see `lion-lint rules`)")
+    chosen = []
+    for rule in available:
+        if select is not None:
+            on = any(rule_key_matches(rule, s) for s in select)
+        else:
+            on = rule.default_enabled
+        on = on or any(rule_key_matches(rule, s) for s in extend)
+        if on and not any(rule_key_matches(rule, s) for s in ignore):
+            chosen.append(rule)
+    return chosen
+
+
+def instantiate(rules: Sequence[type[Rule]], config: LoadedConfig) -> list[Rule]:
+    instances = []
+    for rule in rules:
+        try:
+            options = rule.options_from_config(config.tool_table)
+        except ValidationError as error:
+            raise ConfigError(describe_validation_error(
+                config.path, f"tool.lion-lint.{rule.name}", error)) from None
+        instances.append(rule(options))
+    return instances
+
+
+def known_config_keys(rules: Sequence[type[Rule]]) -> set[str]:
+    keys = set()
+    for rule in rules:
+        keys.add(rule.name)
+        keys.update(rule.config_keys)
+    return keys
+
+
+def _within(path: str, targets: list[str]) -> bool:
+    return any(t == "" or path == t or path.startswith(t + "/") for t in targets)
+
+
+def load_project(root: Path, config_path: Path | None, compose: Composer,
+                 options: RunOptions) -> tuple[LoadedConfig, list[type[Rule]], list[Rule]]:
+    """Validate a project's configuration and decide its rules: (config, available, active)."""
+    # Read once for the plugin list (any key allowed), then validate every key against the
+    # composed rules' keys.
+    preliminary = load_config(root, config_path, known_keys=_all_keys_tolerant(config_path))
+    available = [*ENGINE_RULES, *compose(preliminary)]
+    codes = [r.code for r in available]
+    duplicated = sorted({c for c in codes if codes.count(c) > 1})
+    if duplicated:
+        raise ConfigError(f"{config_path}: rule code {duplicated[0]} is used by more than one rule")
+    config = load_config(root, config_path, known_keys=known_config_keys(available))
+    rules = instantiate(select_rules(available, config, options), config)
+    return config, available, rules
+
+
+def lint_project(root: Path, config_path: Path | None, targets: list[Path], compose: Composer,
+                 options: RunOptions) -> ProjectResult:
+    config, available, rules = load_project(root, config_path, compose, options)
+    return lint_loaded(config, available, rules, targets, options)
+
+
+def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: list[Rule],
+                targets: list[Path], options: RunOptions) -> ProjectResult:
+    root = config.root
+    relative_targets = []
+    for target in targets:
+        try:
+            relative_targets.append(target.relative_to(root).as_posix().strip(".") if target != root else "")
+        except ValueError:
+            relative_targets.append(target.as_posix())
+    paths = discover(root, config.settings)
+    overrides: dict[str, bytes] = {}
+    if options.stdin is not None:
+        stdin_path, source = options.stdin
+        relative = stdin_path.relative_to(root).as_posix() if stdin_path.is_absolute() else stdin_path.as_posix()
+        overrides[relative] = source
+        if relative not in paths:
+            paths = sorted({*paths, relative})
+        relative_targets = [relative]
+    # An explicitly named file is linted even if excluded (as other linters do).
+    for target in relative_targets:
+        if target.endswith(".py") and target not in paths and (root / target).is_file():
+            paths = sorted({*paths, target})
+
+    facts = phase1.collect_facts(root, paths, overrides)
+    src_roots = config.src_roots()
+    module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
+    project = Project(root=root, index=ProjectIndex(facts, module_names), overrides=overrides)
+
+    result = ProjectResult(root=root, config=config, rules=rules)
+    active = {r.code for r in rules}
+    raw: list[Diagnostic] = []
+    if "LL000" in active:
+        for file in facts:
+            if file.error is not None:
+                raw.append(Diagnostic(Location(file.path, file.error.line, file.error.column,
+                                               file.error.line, file.error.column),
+                                      "LL000", "syntax-error", file.error.message))
+    for rule in rules:
+        try:
+            raw.extend(rule.check(project))
+        except Exception as error:  # a rule bug must not look like a clean run
+            raise InternalError(f"rule {rule.code} ({rule.name}) failed: "
+                                f"{type(error).__name__}: {error}\n{traceback.format_exc()}") from error
+
+    names = {r.code: r.name for r in available}
+    by_path = group_by_path(raw)
+    for file in facts:
+        kept, suppressed, problems = apply_suppressions(file, by_path.pop(file.path, []), active, names)
+        result.diagnostics.extend(kept)
+        result.suppressed.extend(suppressed)
+        result.diagnostics.extend(p for p in problems if p.code in active)
+    for leftover in by_path.values():  # diagnostics at paths outside the project's files
+        result.diagnostics.extend(leftover)
+    result.diagnostics = sort_diagnostics(
+        [d for d in result.diagnostics if _within(d.path, relative_targets)])
+    result.suppressed = [s for s in result.suppressed if _within(s.diagnostic.path, relative_targets)]
+    result.files_checked = sum(1 for p in paths if _within(p, relative_targets))
+    return result
+
+
+def _all_keys_tolerant(config_path: Path | None) -> set[str]:
+    """Before plugins are loaded their keys are unknown: accept any key at this stage."""
+    from lintkit.config.load import read_tool_table
+
+    table = read_tool_table(config_path) if config_path is not None else None
+    return set(table or {})

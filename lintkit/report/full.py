@@ -1,0 +1,93 @@
+"""The default terminal format: each diagnostic with a code frame, then a summary (rich)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from lintkit.core.diagnostics import Diagnostic
+from lintkit.core.project import decode_source
+from lintkit.report.model import Report
+
+_CONTEXT = 1  # lines shown above and below the reported line
+
+
+class _Sources:
+    def __init__(self, report: Report) -> None:
+        self.paths = report.sources
+        self.cache: dict[str, list[str]] = {}
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self.cache:
+            source = self.paths.get(path, Path(path))
+            try:
+                self.cache[path] = decode_source(source.read_bytes()).splitlines()
+            except OSError:
+                self.cache[path] = []
+        return self.cache[path]
+
+
+def _frame(d: Diagnostic, lines: list[str]) -> Text:
+    loc = d.location
+    text = Text()
+    if not lines or loc.line < 1 or loc.line > len(lines):
+        return text
+    first, last = max(1, loc.line - _CONTEXT), min(len(lines), loc.line + _CONTEXT)
+    width = len(str(last))
+    for number in range(first, last + 1):
+        line = lines[number - 1].expandtabs(1)
+        text.append(f" {number:>{width}} │ ", style="blue")
+        text.append(line + "\n")
+        if number == loc.line:
+            end = loc.end_column if loc.end_line == loc.line and loc.end_column > loc.column \
+                else len(line) + 1
+            carets = "^" * max(1, end - loc.column)
+            text.append(f" {'':>{width}} │ ", style="blue")
+            text.append(" " * (loc.column - 1) + carets + "\n", style="bold red")
+    return text
+
+
+def write_full(report: Report, console: Console, *, show_suppressed: bool = False) -> None:
+    sources = _Sources(report)
+    diagnostics = report.sorted()
+    for d in diagnostics:
+        loc = d.location
+        header = Text()
+        header.append(f"{loc.path}:{loc.line}:{loc.column}: ", style="bold")
+        header.append(d.code, style="bold red" if d.severity == "error" else "bold yellow")
+        header.append(f" [{d.name}] ", style="dim")
+        header.append(d.message)
+        console.print(header, soft_wrap=True)
+        console.print(_frame(d, sources.lines(loc.path)), end="", soft_wrap=True)
+        for line in d.detail:
+            console.print(Text(f"    {line}", style="cyan"), soft_wrap=True)
+        for related in d.related:
+            rl = related.location
+            console.print(Text(f"  = note: {rl.path}:{rl.line}:{rl.column}: {related.message}",
+                               style="cyan"), soft_wrap=True)
+        if d.fix is not None:
+            console.print(Text(f"  = fix: {d.fix.description} (run with --fix)", style="green"),
+                          soft_wrap=True)
+        console.print()
+    if show_suppressed:
+        for waived in report.suppressed:
+            d = waived.diagnostic
+            console.print(Text(f"suppressed {d.location.path}:{d.location.line}:"
+                               f"{d.location.column}: {d.code} {d.message} -- {waived.reason}",
+                               style="dim"), soft_wrap=True)
+    files = len({d.path for d in diagnostics})
+    fixable = sum(1 for d in diagnostics if d.fix is not None)
+    if diagnostics:
+        summary = Text(f"Found {len(diagnostics)} diagnostic{'s' * (len(diagnostics) != 1)} "
+                       f"in {files} file{'s' * (files != 1)}", style="bold red")
+        if fixable:
+            summary.append(f" ({fixable} fixable with --fix)", style="green")
+    else:
+        summary = Text(f"All checks passed ({report.files_checked} files).", style="bold green")
+    if report.suppressed:
+        summary.append(f" {len(report.suppressed)} suppressed with a reason"
+                       + ("" if show_suppressed else " (--show-suppressed lists them)"),
+                       style="dim")
+    console.print(summary, soft_wrap=True)

@@ -1,0 +1,44 @@
+"""What every output format renders: the run's diagnostics with display paths."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from lintkit.core.diagnostics import Diagnostic, Location, sort_diagnostics
+from lintkit.core.rule import Rule
+from lintkit.core.suppressions import Suppressed
+
+
+def display_path(root: Path, path: str, cwd: Path) -> str:
+    """A project-relative path as the user should see it: relative to the current directory."""
+    absolute = root / path
+    try:
+        return os.path.relpath(absolute, cwd).replace(os.sep, "/")
+    except ValueError:  # another drive on Windows
+        return absolute.as_posix()
+
+
+def _rebase_location(location: Location, root: Path, cwd: Path) -> Location:
+    return replace(location, path=display_path(root, location.path, cwd))
+
+
+def rebase(diagnostic: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
+    related = tuple(replace(r, location=_rebase_location(r.location, root, cwd))
+                    for r in diagnostic.related)
+    return replace(diagnostic, location=_rebase_location(diagnostic.location, root, cwd),
+                   related=related)
+
+
+@dataclass
+class Report:
+    diagnostics: list[Diagnostic]
+    rules: list[type[Rule]]
+    files_checked: int = 0
+    suppressed: list[Suppressed] = field(default_factory=list)
+    #: absolute file path per display path, for code frames
+    sources: dict[str, Path] = field(default_factory=dict)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sort_diagnostics(self.diagnostics)

@@ -1,0 +1,350 @@
+"""LL001 structural-eq: the structural-identity family keeps the structural equality."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from lintkit import (
+    Diagnostic,
+    Edit,
+    Expect,
+    Fix,
+    Invalid,
+    Location,
+    Project,
+    Related,
+    Rule,
+    RuleOptions,
+    Valid,
+)
+from lintkit.core.facts import ClassFact, Expr
+from lintkit.core.index import ModuleInfo, ProjectIndex
+
+EQ_METHODS = ("__eq__", "__hash__")
+
+_AUTHORITY = '''
+from dataclasses import dataclass
+
+@dataclass(frozen=True, eq=False)
+class Params:
+    def __eq__(self, other):  # lion-lint: ignore[LL001] -- the authority holds the structural implementation
+        return type(self) is type(other)
+'''
+
+
+class Options(RuleOptions):
+    authorities: tuple[str, ...] = (
+        "lionagi.ln.types.base.Params",
+        "lionagi.ln.types.base.Meta",
+        "lionagi.ln.types.spec.Spec",
+    )
+    dataclass_decorators: tuple[str, ...] = (
+        "dataclasses.dataclass",
+        "pydantic.dataclasses.dataclass",
+    )
+    make_dataclass: tuple[str, ...] = ("dataclasses.make_dataclass",)
+    require_explicit_eq_false: bool = False
+
+
+class StructuralEq(Rule):
+    """Subclasses of the structural-identity authorities keep the structural equality.
+
+    ## What it does
+    Finds every class in the project that descends, directly or through any chain of bases
+    across modules, from a structural-identity authority (by default LionAGI's `Params`,
+    `Meta` and `Spec`), and reports a member that would replace the authority's structural
+    `__eq__`/`__hash__`:
+
+    - a `@dataclass` decoration that does not pass a literal `eq=False` (a bare `@dataclass`,
+      `@dataclass(frozen=True)`, `eq=True`, a computed `eq`, `**kwargs`), or that passes
+      `unsafe_hash=True`;
+    - an `__eq__` or `__hash__` defined in the class body (a method, an assignment such as
+      `__hash__ = None`) or assigned onto the class afterwards (`X.__eq__ = ...`,
+      `setattr(X, "__hash__", ...)`), without a declared override reason;
+    - a class made at run time from a member (`make_dataclass(..., bases=(Params,))`,
+      `type(name, (Params,), ns)`) whose equality is not pinned to the authority's.
+
+    The authorities themselves must pass a literal `eq=False` when they are dataclasses.
+    With `require-explicit-eq-false = true`, a member without any dataclass decorator is
+    reported too.
+
+    ## Why it matters
+    ADR-0119 D4: `Params`, `Spec` and `Meta` hold one typed structural equality and hash.
+    A dataclass decorator generates its own `__eq__` (and with `unsafe_hash`, `__hash__`)
+    unless told `eq=False`, and the generated ones silently win over the inherited ones, so
+    which equality a declaration gets is decided by a decorator argument instead of by the
+    base class. Two equal-looking values of different subclasses can then compare equal, and
+    equal values can hash apart.
+
+    ## Example
+    ```python
+    from dataclasses import dataclass
+    from lionagi.ln.types import Params
+
+    @dataclass(frozen=True)          # eq defaults to True: LL001
+    class ChatParam(Params):
+        model: str
+    ```
+
+    ## How to fix
+    Pass `eq=False` to every dataclass decorator of the family:
+    `@dataclass(frozen=True, eq=False)` (`lion-lint --fix` does this). If a class really must
+    define its own `__eq__` or `__hash__`, declare why on that line:
+    `def __eq__(self, other):  # lion-lint: ignore[LL001] -- compares by id, see ADR-0001`.
+    """
+
+    code = "LL001"
+    name = "structural-eq"
+    summary = "Params/Spec/Meta subclasses must keep the structural eq (eq=False, no own __eq__/__hash__)"
+    Options = Options
+
+    valid = (
+        Valid({"pkg/base.py": _AUTHORITY, "pkg/child.py": (
+            "from dataclasses import dataclass\n"
+            "from pkg.base import Params\n\n"
+            "@dataclass(frozen=True, eq=False)\n"
+            "class Child(Params):\n"
+            "    x: int = 0\n"
+        )}, options={"authorities": ["pkg.base.Params"]}, name="eq=False"),
+        Valid({"pkg/base.py": _AUTHORITY, "pkg/plain.py": (
+            "from dataclasses import dataclass\n\n"
+            "@dataclass\n"
+            "class NotAMember:\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+        )}, options={"authorities": ["pkg.base.Params"]}, name="unrelated class"),
+        Valid({"pkg/base.py": _AUTHORITY, "pkg/child.py": (
+            "from pkg.base import Params\n\n"
+            "class Inherits(Params):\n"
+            "    pass\n"
+        )}, options={"authorities": ["pkg.base.Params"]}, name="no decorator inherits"),
+    )
+    invalid = (
+        Invalid({"pkg/base.py": _AUTHORITY, "pkg/child.py": (
+            "import dataclasses as dc\n"
+            "from .base import Params as P\n\n"
+            "@dc.dataclass(frozen=True)\n"
+            "class Child(P):\n"
+            "    x: int = 0\n"
+        )}, expect=(Expect(5, "LL001", 7, "Child descends from Params"),),
+            options={"authorities": ["pkg.base.Params"]}, name="eq defaults to True"),
+        Invalid({"pkg/base.py": _AUTHORITY, "pkg/child.py": (
+            "from pkg.base import Params\n\n"
+            "class Child(Params):\n"
+            "    __hash__ = None\n"
+        )}, expect=(Expect(4, "LL001", 5, "defines __hash__"),),
+            options={"authorities": ["pkg.base.Params"]}, name="hash assignment"),
+    )
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        index = project.index
+        authorities = self._authorities(index)
+        family = index.subclasses_of(authorities)
+        decorators = set(self.options.dataclass_decorators)
+        for symbol in sorted(authorities):
+            if symbol in index.classes:
+                info, cls = index.classes[symbol]
+                yield from self._check_decorators(index, info, cls, [symbol], decorators)
+        for symbol, chain in family.items():
+            info, cls = index.classes[symbol]
+            found = list(self._check_decorators(index, info, cls, chain, decorators))
+            yield from found
+            if (not found and self.options.require_explicit_eq_false
+                    and not self._dataclass_decorators(index, info, cls, decorators)):
+                yield self._report(index, info, cls, chain, cls.span,
+                                   "has no dataclass decorator declaring eq=False "
+                                   "(require-explicit-eq-false)")
+            yield from self._check_body(index, info, cls, chain)
+        yield from self._check_after_definition(index, family)
+        yield from self._check_dynamic(index, authorities | set(family))
+
+    # --- the family ------------------------------------------------------------------------
+
+    def _authorities(self, index: ProjectIndex) -> frozenset[str]:
+        """Configured authorities, plus the symbol each resolves to when it is a re-export."""
+        found = set(self.options.authorities)
+        for name in self.options.authorities:
+            module = index.project_module_of(name)
+            if module is not None and module != name:
+                resolved = index.resolve(module, name[len(module) + 1:])
+                if resolved:
+                    found.add(resolved)
+        return frozenset(found)
+
+    def _report(self, index: ProjectIndex, info: ModuleInfo, cls: ClassFact, chain: list[str],
+                span: tuple[int, int, int, int], problem: str, fix: Fix | None = None) -> Diagnostic:
+        authority = chain[-1].rpartition(".")[2]
+        via = [index.classes[s][1].qualname for s in chain[1:-1] if s in index.classes]
+        lineage = f" (via {' -> '.join(via)})" if via else ""
+        subject = (f"{cls.qualname} descends from {authority}{lineage} but"
+                   if len(chain) > 1 else f"authority {cls.qualname}")
+        related = [
+            Related(_location(index, s), f"{index.classes[s][1].qualname} is a base here")
+            for s in chain[1:] if s in index.classes
+        ]
+        return self.diagnostic(info.path, span, f"{subject} {problem}", related=related, fix=fix,
+                               scope=f"{info.name}.{cls.qualname}")
+
+    # --- decorators ------------------------------------------------------------------------
+
+    def _dataclass_decorators(self, index: ProjectIndex, info: ModuleInfo, cls: ClassFact,
+                              decorators: set[str]) -> list[Expr]:
+        found = []
+        for decorator in cls.decorators:
+            target = decorator.func if decorator.kind == "call" else decorator
+            symbol = index.resolve_expr(info.name, target, cls.scope)
+            if symbol in decorators:
+                found.append(decorator)
+        return found
+
+    def _check_decorators(self, index: ProjectIndex, info: ModuleInfo, cls: ClassFact,
+                          chain: list[str], decorators: set[str]) -> Iterator[Diagnostic]:
+        for decorator in self._dataclass_decorators(index, info, cls, decorators):
+            problem = _decorator_problem(decorator)
+            if problem is not None:
+                yield self._report(index, info, cls, chain, cls.span, problem,
+                                   fix=_eq_false_fix(info.path, decorator))
+
+    # --- __eq__ / __hash__ ---------------------------------------------------------------
+
+    def _check_body(self, index: ProjectIndex, info: ModuleInfo, cls: ClassFact,
+                    chain: list[str]) -> Iterator[Diagnostic]:
+        authority = chain[-1].rpartition(".")[2]
+        for function in info.facts.functions:
+            if function.scope == cls.qualname and function.name in EQ_METHODS:
+                yield self._report(index, info, cls, chain, function.span,
+                                   f"defines {function.name}, replacing the structural one of "
+                                   f"{authority} without a declared override reason")
+        for binding in info.facts.bindings:
+            if binding.scope == cls.qualname and binding.name in EQ_METHODS:
+                yield self._report(index, info, cls, chain, binding.span,
+                                   f"defines {binding.name} by assignment, replacing the "
+                                   f"structural one of {authority} without a declared "
+                                   "override reason")
+
+    def _check_after_definition(self, index: ProjectIndex,
+                                family: dict[str, list[str]]) -> Iterator[Diagnostic]:
+        for info in index.by_path.values():
+            for mutation in info.facts.mutations:
+                if mutation.kind == "setattr" and mutation.attr in EQ_METHODS:
+                    symbol = index.resolve_expr(info.name, mutation.target, mutation.scope)
+                    if symbol in family:
+                        yield self._assigned_later(index, info, symbol, family[symbol],
+                                                   mutation.attr, mutation.span)
+            for call in info.facts.calls:
+                args = call.call.items
+                if call.func != "setattr" or len(args) < 2:
+                    continue
+                if index.resolve(info.name, "setattr", call.scope) is not None:
+                    continue  # a project-defined or imported setattr, not the builtin
+                name = args[1].value if args[1].kind == "const" else None
+                symbol = index.resolve_expr(info.name, args[0], call.scope)
+                if name in EQ_METHODS and symbol in family:
+                    yield self._assigned_later(index, info, symbol, family[symbol], name,
+                                               call.span)
+
+    def _assigned_later(self, index: ProjectIndex, info: ModuleInfo, symbol: str,
+                        chain: list[str], method: str, span: tuple[int, int, int, int]) -> Diagnostic:
+        _, cls = index.classes[symbol]
+        authority = chain[-1].rpartition(".")[2]
+        return self._report(index, info, cls, chain, span,
+                            f"gets {method} assigned after its definition, replacing the "
+                            f"structural one of {authority}")
+
+    # --- dynamic creation ----------------------------------------------------------------
+
+    def _check_dynamic(self, index: ProjectIndex, members: set[str]) -> Iterator[Diagnostic]:
+        make = set(self.options.make_dataclass)
+        for info in index.by_path.values():
+            for call in info.facts.calls:
+                func = call.func
+                if func is None:
+                    continue
+                bases: Expr | None = None
+                pinned = False
+                if func == "type" and len(call.call.items) == 3:
+                    if index.resolve(info.name, "type", call.scope) is not None:
+                        continue
+                    bases, namespace = call.call.items[1], call.call.items[2]
+                    pinned = namespace.kind == "dict" and not any(
+                        k.kind == "const" and k.value in EQ_METHODS for k in namespace.items)
+                elif index.resolve(info.name, func, call.scope) in make:
+                    bases = call.call.keyword("bases")
+                    if bases is None and len(call.call.items) >= 3:
+                        bases = call.call.items[2]
+                    eq = call.call.keyword("eq")
+                    pinned = eq is not None and eq.is_const(False) and not _unsafe_hash(call.call)
+                if bases is None or pinned or bases.kind not in ("tuple", "list"):
+                    continue
+                for base in bases.items:
+                    symbol = index.resolve_expr(info.name, base, call.scope)
+                    if symbol in members:
+                        name = symbol.rpartition(".")[2]
+                        how = "make_dataclass without eq=False" if func != "type" else \
+                            "type() with a namespace that may define __eq__/__hash__"
+                        yield self.diagnostic(
+                            info.path, call.span,
+                            f"class created dynamically from {name} by {how}, so its equality "
+                            "is not pinned to the structural one",
+                            scope=f"{info.name}.{call.scope}".rstrip("."))
+                        break
+
+
+def _unsafe_hash(call: Expr) -> bool:
+    unsafe = call.keyword("unsafe_hash")
+    return unsafe is not None and not unsafe.is_const(False)
+
+
+def _decorator_problem(decorator: Expr) -> str | None:
+    if decorator.kind != "call":
+        return ("but its bare @dataclass does not pass eq=False, so a generated __eq__ "
+                "replaces the structural one")
+    eq = decorator.keyword("eq")
+    if _unsafe_hash(decorator):
+        return ("but its @dataclass passes unsafe_hash=True, so a generated __hash__ replaces "
+                "the structural one")
+    if eq is None:
+        if decorator.keyword("**") is not None:
+            return ("but its @dataclass takes **kwargs instead of a literal eq=False, so the "
+                    "structural __eq__ is not guaranteed")
+        return ("but its @dataclass does not pass eq=False, so a generated __eq__ replaces "
+                "the structural one")
+    if eq.is_const(False):
+        return None
+    if eq.is_const(True):
+        return "but its @dataclass passes eq=True, so a generated __eq__ replaces the structural one"
+    return ("but its @dataclass passes a non-literal eq, so the structural __eq__ is not "
+            "guaranteed")
+
+
+def _eq_false_fix(path: str, decorator: Expr) -> Fix | None:
+    """Text edits that make the decorator pass eq=False (None where no safe edit exists)."""
+    if decorator.kind != "call":
+        line, _, end_line, end_column = decorator.span
+        return Fix("pass eq=False to the dataclass decorator",
+                   (Edit(path, end_line, end_column, end_line, end_column, "(eq=False)"),))
+    if decorator.keyword("**") is not None:
+        return None
+    edits = []
+    eq = decorator.keyword("eq")
+    if eq is not None:
+        edits.append(Edit(path, *eq.span, "False"))
+    else:
+        arguments = [*decorator.items, *(value for _, value in decorator.keywords)]
+        if arguments:
+            last = max(arguments, key=lambda a: (a.span[2], a.span[3]))
+            edits.append(Edit(path, last.span[2], last.span[3], last.span[2], last.span[3],
+                              ", eq=False"))
+        else:
+            _, _, end_line, end_column = decorator.span
+            edits.append(Edit(path, end_line, end_column - 1, end_line, end_column - 1,
+                              "eq=False"))
+    unsafe = decorator.keyword("unsafe_hash")
+    if unsafe is not None and not unsafe.is_const(False):
+        edits.append(Edit(path, *unsafe.span, "False"))
+    return Fix("pass eq=False to the dataclass decorator", tuple(edits))
+
+
+def _location(index: ProjectIndex, symbol: str) -> Location:
+    info, cls = index.classes[symbol]
+    return Location.at(info.path, cls.span)
