@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, eq=False)
 class Params:
-    def __eq__(self, other):  # lion-lint: ignore[LL001] -- the authority holds the structural implementation
+    def __eq__(self, other):
         return type(self) is type(other)
 '''
 
@@ -297,23 +297,23 @@ def _unsafe_hash(call: Expr) -> bool:
 
 def _decorator_problem(decorator: Expr) -> str | None:
     if decorator.kind != "call":
-        return ("but its bare @dataclass does not pass eq=False, so a generated __eq__ "
+        return ("its bare @dataclass does not pass eq=False, so a generated __eq__ "
                 "replaces the structural one")
     eq = decorator.keyword("eq")
     if _unsafe_hash(decorator):
-        return ("but its @dataclass passes unsafe_hash=True, so a generated __hash__ replaces "
+        return ("its @dataclass passes unsafe_hash=True, so a generated __hash__ replaces "
                 "the structural one")
     if eq is None:
         if decorator.keyword("**") is not None:
-            return ("but its @dataclass takes **kwargs instead of a literal eq=False, so the "
+            return ("its @dataclass takes **kwargs instead of a literal eq=False, so the "
                     "structural __eq__ is not guaranteed")
-        return ("but its @dataclass does not pass eq=False, so a generated __eq__ replaces "
+        return ("its @dataclass does not pass eq=False, so a generated __eq__ replaces "
                 "the structural one")
     if eq.is_const(False):
         return None
     if eq.is_const(True):
-        return "but its @dataclass passes eq=True, so a generated __eq__ replaces the structural one"
-    return ("but its @dataclass passes a non-literal eq, so the structural __eq__ is not "
+        return "its @dataclass passes eq=True, so a generated __eq__ replaces the structural one"
+    return ("its @dataclass passes a non-literal eq, so the structural __eq__ is not "
             "guaranteed")
 
 

@@ -72,7 +72,7 @@ def check(paths: tuple[Path, ...], output_format: str | None, select: tuple[str,
     """Check Python files under PATHS (default: the current directory)."""
     from lintkit.cli.compose import compose
     from lintkit.config.load import ConfigError
-    from lintkit.engine.run import InternalError, RunOptions, lint_project, plan
+    from lintkit.engine.run import InternalError, RunOptions, lint_paths
 
     targets = list(paths) or [Path(".")]
     for target in targets:
@@ -84,8 +84,7 @@ def check(paths: tuple[Path, ...], output_format: str | None, select: tuple[str,
                          ignore=_split(ignore))
     cwd = Path.cwd()
     try:
-        results = [lint_project(root, config, project_targets, compose, options)
-                   for root, (config, project_targets) in sorted(plan(targets, config_file).items())]
+        results = lint_paths(targets, config_file, compose, options)
     except ConfigError as error:
         _fail(str(error))
         return
@@ -97,13 +96,16 @@ def check(paths: tuple[Path, ...], output_format: str | None, select: tuple[str,
 
 def _report(results: list[Any], cwd: Path, output_format: str | None, color: str,
             show_suppressed: bool) -> None:
+    from dataclasses import replace
+
     from lintkit.cli.compose import all_rules
     from lintkit.report.model import Report, display_path, rebase
 
     report = Report(diagnostics=[], rules=list(all_rules()))
     for result in results:
         report.diagnostics.extend(rebase(d, result.root, cwd) for d in result.diagnostics)
-        report.suppressed.extend(result.suppressed)
+        report.suppressed.extend(replace(s, diagnostic=rebase(s.diagnostic, result.root, cwd))
+                                 for s in result.suppressed)
         report.files_checked += result.files_checked
         for d in result.diagnostics:
             report.sources[display_path(result.root, d.path, cwd)] = result.root / d.path
@@ -111,7 +113,7 @@ def _report(results: list[Any], cwd: Path, output_format: str | None, color: str
     if fmt == "concise":
         from lintkit.report.concise import write_concise
 
-        write_concise(report, sys.stdout)
+        write_concise(report, sys.stdout, show_suppressed=show_suppressed)
     elif fmt == "json":
         from lintkit.report.json_format import write_json
 

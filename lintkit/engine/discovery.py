@@ -52,12 +52,14 @@ def is_nested_project(directory: Path) -> bool:
         return True  # its own (broken) configuration: still not ours to lint
 
 
-def discover(root: Path, settings: Settings) -> list[str]:
-    """Project-relative POSIX paths of the Python files of the project rooted at ``root``."""
+def discover(root: Path, settings: Settings, *, split_nested: bool = True) -> tuple[list[str], list[Path]]:
+    """Project-relative POSIX paths of the Python files of the project rooted at ``root``,
+    and the roots of nested projects (left out when ``split_nested``)."""
     exclude = settings.exclude + settings.extend_exclude
     ignored = git_ignored(root) if settings.respect_gitignore else None
     ignored_files, ignored_dirs = ignored if ignored else (set(), set())
     found: list[str] = []
+    nested: list[Path] = []
     stack = [""]
     while stack:
         relative_dir = stack.pop()
@@ -77,10 +79,13 @@ def discover(root: Path, settings: Settings) -> list[str]:
             except OSError:
                 continue
             if is_dir:
-                if relative in ignored_dirs or is_nested_project(Path(entry.path)):
+                if relative in ignored_dirs:
+                    continue
+                if split_nested and is_nested_project(Path(entry.path)):
+                    nested.append(Path(entry.path))
                     continue
                 stack.append(relative)
             elif is_file and _matches(relative, name, settings.include):
                 if relative not in ignored_files:
                     found.append(relative)
-    return sorted(found)
+    return sorted(found), sorted(nested)

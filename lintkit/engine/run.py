@@ -48,6 +48,8 @@ class ProjectResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     suppressed: list[Suppressed] = field(default_factory=list)
     files_checked: int = 0
+    #: Roots of projects nested below this one (their own [tool.lion-lint]) within the targets.
+    nested: list[Path] = field(default_factory=list)
 
 
 def plan(paths: Sequence[Path], config_path: Path | None) -> dict[Path, tuple[Path | None, list[Path]]]:
@@ -140,7 +142,8 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
             relative_targets.append(target.relative_to(root).as_posix().strip(".") if target != root else "")
         except ValueError:
             relative_targets.append(target.as_posix())
-    paths = discover(root, config.settings)
+    paths, nested = discover(root, config.settings, split_nested=config.path is not None
+                             and config.path.parent == root)
     overrides: dict[str, bytes] = {}
     if options.stdin is not None:
         stdin_path, source = options.stdin
@@ -159,7 +162,8 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
     module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
     project = Project(root=root, index=ProjectIndex(facts, module_names), overrides=overrides)
 
-    result = ProjectResult(root=root, config=config, rules=rules)
+    result = ProjectResult(root=root, config=config, rules=rules,
+                           nested=[n for n in nested if _targets_reach(n, targets)])
     active = {r.code for r in rules}
     raw: list[Diagnostic] = []
     if "LL000" in active:
@@ -189,6 +193,30 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
     result.suppressed = [s for s in result.suppressed if _within(s.diagnostic.path, relative_targets)]
     result.files_checked = sum(1 for p in paths if _within(p, relative_targets))
     return result
+
+
+def _targets_reach(nested_root: Path, targets: list[Path]) -> bool:
+    return any(nested_root == t or t in nested_root.parents or nested_root in t.parents
+               for t in targets)
+
+
+def lint_paths(paths: Sequence[Path], config_path: Path | None, compose: Composer,
+               options: RunOptions) -> list[ProjectResult]:
+    """Lint every project the paths reach, nested projects included, in a stable order."""
+    queue = sorted(plan(paths, config_path).items())
+    results: list[ProjectResult] = []
+    seen: set[Path] = set()
+    while queue:
+        root, (config, targets) = queue.pop(0)
+        if root in seen:
+            continue
+        seen.add(root)
+        result = lint_project(root, config, targets, compose, options)
+        results.append(result)
+        for nested_root in result.nested:
+            inner = [t for t in targets if nested_root in t.parents or t == nested_root]
+            queue.append((nested_root, (nested_root / "pyproject.toml", inner or [nested_root])))
+    return sorted(results, key=lambda r: r.root)
 
 
 def _all_keys_tolerant(config_path: Path | None) -> set[str]:

@@ -11,7 +11,12 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def write_concise(report: Report, out: TextIO) -> None:
+def write_concise(report: Report, out: TextIO, *, show_suppressed: bool = False) -> None:
     for d in report.sorted():
         loc = d.location
         out.write(f"{loc.path}:{loc.line}:{loc.column}: {d.code} {_one_line(d.message)}\n")
+    if show_suppressed:
+        for waived in sorted(report.suppressed, key=lambda s: s.diagnostic.sort_key()):
+            d, loc = waived.diagnostic, waived.diagnostic.location
+            out.write(f"{loc.path}:{loc.line}:{loc.column}: {d.code} {_one_line(d.message)} "
+                      f"[suppressed: {_one_line(waived.reason)}]\n")

@@ -48,6 +48,8 @@ def write_json(report: Report, out: TextIO) -> None:
         "version": SCHEMA_VERSION,
         "tool": "lion-lint",
         "diagnostics": [diagnostic_to_json(d) for d in diagnostics],
+        "suppressed": [{**diagnostic_to_json(s.diagnostic), "reason": s.reason}
+                       for s in sorted(report.suppressed, key=lambda s: s.diagnostic.sort_key())],
         "summary": {"files": report.files_checked, "diagnostics": len(diagnostics),
                     "suppressed": len(report.suppressed)},
     }
