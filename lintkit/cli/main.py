@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,32 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
+@dataclass(frozen=True)
+class CheckArgs:
+    """Everything `check` was asked to do (one object, so each feature reads its own part)."""
+
+    paths: tuple[Path, ...]
+    output_format: str | None
+    select: tuple[str, ...]
+    extend_select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    config_file: Path | None
+    color: str
+    show_suppressed: bool
+    statistics: bool
+    exit_zero: bool
+    quiet: bool
+    fix: bool
+    diff: bool
+    changed_since: str | None
+    stdin_filename: Path | None
+    baseline: Path | None
+    write_baseline: Path | None
+    cache_dir: Path | None
+    no_cache: bool
+    jobs: int | None
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--output-format", type=click.Choice(FORMATS), default=None,
@@ -66,36 +93,52 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto",
               help="Colour the full format (NO_COLOR and FORCE_COLOR are honoured).")
 @click.option("--show-suppressed", is_flag=True, help="List suppressed diagnostics with reasons.")
-def check(paths: tuple[Path, ...], output_format: str | None, select: tuple[str, ...],
-          extend_select: tuple[str, ...], ignore: tuple[str, ...], config_file: Path | None,
-          color: str, show_suppressed: bool) -> None:
+@click.option("--statistics", is_flag=True, help="Print the number of diagnostics per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when diagnostics are found.")
+@click.option("--quiet", "-q", is_flag=True, help="Print diagnostics only, no summary.")
+@click.option("--fix", is_flag=True, help="Apply the fixes rules offer.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option("--changed-since", metavar="REV",
+              help="Report only diagnostics on lines changed since the git revision REV.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path),
+              help="Lint source read from stdin as if it were this file.")
+@click.option("--baseline", type=click.Path(path_type=Path),
+              help="Report only diagnostics not recorded in this baseline file.")
+@click.option("--write-baseline", type=click.Path(path_type=Path),
+              help="Record today's diagnostics in this baseline file.")
+@click.option("--cache-dir", type=click.Path(path_type=Path),
+              help="Where to cache phase-1 results (default: .lion-lint-cache/ in the project).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for parsing (default: the usable cores).")
+def check(**kwargs: Any) -> None:
     """Check Python files under PATHS (default: the current directory)."""
+    args = CheckArgs(**kwargs)
     from lintkit.cli.compose import compose
     from lintkit.config.load import ConfigError
     from lintkit.engine.run import InternalError, RunOptions, lint_paths
 
-    targets = list(paths) or [Path(".")]
+    targets = list(args.paths) or [Path(".")]
     for target in targets:
         if not target.exists():
             _fail(f"path does not exist: {target}")
-    if config_file is not None and not config_file.is_file():
-        _fail(f"config file not found: {config_file}")
-    options = RunOptions(select=_split(select) or None, extend_select=_split(extend_select),
-                         ignore=_split(ignore))
+    if args.config_file is not None and not args.config_file.is_file():
+        _fail(f"config file not found: {args.config_file}")
+    options = RunOptions(select=_split(args.select) or None,
+                         extend_select=_split(args.extend_select), ignore=_split(args.ignore))
     cwd = Path.cwd()
     try:
-        results = lint_paths(targets, config_file, compose, options)
+        results = lint_paths(targets, args.config_file, compose, options)
     except ConfigError as error:
         _fail(str(error))
         return
     except InternalError as error:
         _internal_error(str(error))
         return
-    _report(results, cwd, output_format, color, show_suppressed)
+    _report(results, cwd, args)
 
 
-def _report(results: list[Any], cwd: Path, output_format: str | None, color: str,
-            show_suppressed: bool) -> None:
+def _report(results: list[Any], cwd: Path, args: CheckArgs) -> None:
     from dataclasses import replace
 
     from lintkit.cli.compose import all_rules
@@ -109,11 +152,11 @@ def _report(results: list[Any], cwd: Path, output_format: str | None, color: str
         report.files_checked += result.files_checked
         for d in result.diagnostics:
             report.sources[display_path(result.root, d.path, cwd)] = result.root / d.path
-    fmt = output_format or ("full" if sys.stdout.isatty() else "concise")
+    fmt = args.output_format or ("full" if sys.stdout.isatty() else "concise")
     if fmt == "concise":
         from lintkit.report.concise import write_concise
 
-        write_concise(report, sys.stdout, show_suppressed=show_suppressed)
+        write_concise(report, sys.stdout, show_suppressed=args.show_suppressed)
     elif fmt == "json":
         from lintkit.report.json_format import write_json
 
@@ -121,7 +164,7 @@ def _report(results: list[Any], cwd: Path, output_format: str | None, color: str
     else:
         from lintkit.report.full import write_full
 
-        write_full(report, _console(color), show_suppressed=show_suppressed)
+        write_full(report, _console(args.color), show_suppressed=args.show_suppressed)
     sys.exit(1 if report.diagnostics else 0)
 
 
