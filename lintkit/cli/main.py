@@ -45,7 +45,8 @@ def _console(color: str, stderr: bool = False) -> Any:
 
     if color == "always":
         return Console(force_terminal=True, stderr=stderr, highlight=False, soft_wrap=True)
-    if color == "never":
+    if color == "never" or os.environ.get("NO_COLOR"):
+        # NO_COLOR (no-color.org) asks for plain text; only an explicit --color always wins.
         return Console(no_color=True, color_system=None, stderr=stderr, highlight=False,
                        soft_wrap=True)
     return Console(stderr=stderr, highlight=False, soft_wrap=True)

@@ -570,8 +570,8 @@ def extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        facts.error = ParseError(error.raw_line, error.raw_column + 1,
-                                 f"syntax error: {_first_line(error.message)}")
+        facts.error = _interpreter_syntax_error(source) or ParseError(
+            error.raw_line, error.raw_column + 1, f"syntax error: {_first_line(error.message)}")
         return facts
     except RecursionError:
         facts.error = ParseError(1, 1, "cannot parse: expressions nest deeper than the parser supports")
@@ -589,6 +589,26 @@ def extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     if b"lion-lint" in source:
         facts.suppressions = find_suppressions(source, module.encoding)
     return facts
+
+
+def _interpreter_syntax_error(source: bytes) -> ParseError | None:
+    """CPython's own account of a syntax error, when it has one.
+
+    LibCST's parser locates some errors at the next token (a line late); the interpreter's
+    compiler names the exact place and says it in words users know. It is asked only after
+    LibCST has failed, and only to parse (never to run) the code.
+    """
+    import ast
+
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        if error.lineno:
+            return ParseError(error.lineno, max(error.offset or 1, 1),
+                              f"syntax error: {error.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
 
 
 def _first_line(message: str) -> str:

@@ -1,0 +1,255 @@
+"""The CLI contract of the foundation: exit codes, formats, paths, selection, config errors.
+
+Each test runs the real command (``python -m lintkit``) on a real temporary project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PYPROJECT = """\
+[tool.lion-lint]
+src = ["src"]
+
+[tool.lion-lint.structural-eq]
+authorities = ["pkg.base.Params"]
+"""
+BASE = """\
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, eq=False)
+class Params:
+    pass
+"""
+BAD = """\
+from dataclasses import dataclass
+
+from pkg.base import Params
+
+
+@dataclass(frozen=True)
+class Bad(Params):
+    pass
+"""
+
+
+def make_project(root: Path, extra: dict[str, str] | None = None,
+                 pyproject: str = PYPROJECT) -> Path:
+    files = {"pyproject.toml": pyproject, "src/pkg/__init__.py": "", "src/pkg/base.py": BASE,
+             "src/pkg/bad.py": BAD, **(extra or {})}
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None,
+        stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    environment.update(env or {})
+    return subprocess.run([sys.executable, "-m", "lintkit", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, env=environment, input=stdin,
+                          timeout=120)
+
+
+def test_exit_1_with_concise_lines_then_0_when_clean(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    result = run(".", cwd=project)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == (
+        "src/pkg/bad.py:7:7: LL001 Bad descends from Params but its @dataclass does not pass "
+        "eq=False, so a generated __eq__ replaces the structural one\n")
+    (project / "src/pkg/bad.py").write_text(BAD.replace("frozen=True", "frozen=True, eq=False"))
+    clean = run(".", cwd=project)
+    assert (clean.returncode, clean.stdout) == (0, "")
+
+
+def test_check_is_the_default_command_and_paths_default_to_cwd(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    assert run(cwd=project).stdout == run("check", ".", cwd=project).stdout != ""
+
+
+def test_paths_print_relative_to_the_current_directory(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    inside = run(".", cwd=project / "src" / "pkg")
+    assert inside.stdout.startswith("bad.py:7:7: LL001 ")
+    outside = run(project.name, cwd=project.parent)
+    assert outside.stdout.startswith(f"{project.name}/src/pkg/bad.py:7:7: LL001 ")
+
+
+def test_syntax_error_is_ll000_at_its_line_and_the_run_goes_on(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {"src/pkg/broken.py": "x = 1\n\ndef f(:\n    pass\n"})
+    result = run(".", cwd=project)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("src/pkg/bad.py:7:7: LL001 ")
+    assert lines[1].startswith("src/pkg/broken.py:3:")
+    assert " LL000 syntax error" in lines[1]
+
+
+def test_output_is_deterministic_and_sorted(tmp_path: Path) -> None:
+    extra = {f"src/pkg/m{i}.py": BAD.replace("Bad", f"Bad{i}") for i in range(5)}
+    project = make_project(tmp_path, extra)
+    first = run(".", "--output-format", "json", cwd=project).stdout
+    second = run(".", "--output-format", "json", cwd=project).stdout
+    assert first == second
+    paths = [(d["path"], d["line"], d["column"]) for d in json.loads(first)["diagnostics"]]
+    assert paths == sorted(paths) and len(paths) == 6
+
+
+def test_json_schema(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    document = json.loads(run(".", "--output-format", "json", cwd=project).stdout)
+    assert document["version"] == 1 and document["tool"] == "lion-lint"
+    (diagnostic,) = document["diagnostics"]
+    assert {k: diagnostic[k] for k in ("path", "line", "column", "end_line", "end_column",
+                                        "code", "name", "severity")} == {
+        "path": "src/pkg/bad.py", "line": 7, "column": 7, "end_line": 7, "end_column": 10,
+        "code": "LL001", "name": "structural-eq", "severity": "error"}
+    assert diagnostic["related"] == [{"path": "src/pkg/base.py", "line": 5, "column": 7,
+                                      "end_line": 5, "end_column": 13,
+                                      "message": "Params is a base here"}]
+    assert diagnostic["fix"]["edits"][0]["replacement"] == ", eq=False"
+    assert document["summary"]["diagnostics"] == 1
+
+
+def test_select_and_ignore_by_code_or_name(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    assert run(".", "--ignore", "LL001", cwd=project).returncode == 0
+    assert run(".", "--ignore", "structural-eq", cwd=project).returncode == 0
+    assert run(".", "--select", "LL000", cwd=project).returncode == 0
+    assert run(".", "--select", "structural-eq", cwd=project).returncode == 1
+    unknown = run(".", "--select", "LL999", cwd=project)
+    assert unknown.returncode == 2 and "unknown rule 'LL999'" in unknown.stderr
+
+
+def test_config_select_and_explicit_config_file(tmp_path: Path) -> None:
+    project = make_project(tmp_path, pyproject=PYPROJECT.replace(
+        '[tool.lion-lint]\n', '[tool.lion-lint]\nignore = ["LL001"]\n'))
+    assert run(".", cwd=project).returncode == 0
+    other = tmp_path / "other.toml"
+    other.write_text(PYPROJECT)
+    result = run("--config", other, project / "src", cwd=project)
+    assert result.returncode == 1 and "LL001" in result.stdout
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ('[tool.lion-lint]\nselct = ["LL001"]\n', "unknown key 'selct'"),
+    ('[tool.lion-lint]\nrespect-gitignore = "yes please"\n', "key 'respect-gitignore'"),
+    ('[tool.lion-lint.structural-eq]\nauthorites = []\n', "unknown key 'authorites'"),
+    ('[tool.lion-lint.structural-eq]\nrequire-explicit-eq-false = 3\n',
+     "key 'require-explicit-eq-false'"),
+    ('[tool.lion-lint\nsrc = 1\n', "invalid TOML"),
+])
+def test_bad_config_exits_2_naming_file_and_key(tmp_path: Path, table: str, message: str) -> None:
+    project = make_project(tmp_path, pyproject=table)
+    result = run(".", cwd=project)
+    assert result.returncode == 2
+    assert message in result.stderr and "pyproject.toml" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
+
+
+def test_missing_path_and_missing_config_exit_2(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    missing = run("nope/", cwd=project)
+    assert missing.returncode == 2 and "path does not exist: nope" in missing.stderr
+    no_config = run("--config", "absent.toml", ".", cwd=project)
+    assert no_config.returncode == 2 and "absent.toml" in no_config.stderr
+
+
+def test_named_file_reports_only_that_file_but_uses_the_whole_index(tmp_path: Path) -> None:
+    child = BAD.replace("Bad(Params)", "Child(Bad)").replace("from pkg.base import Params",
+                                                             "from pkg.bad import Bad")
+    project = make_project(tmp_path, {"src/pkg/child.py": child})
+    result = run("src/pkg/child.py", cwd=project)
+    assert result.stdout.splitlines() == [
+        "src/pkg/child.py:7:7: LL001 Child descends from Params (via Bad) but its @dataclass "
+        "does not pass eq=False, so a generated __eq__ replaces the structural one"]
+
+
+def test_nested_projects_use_their_own_configuration(tmp_path: Path) -> None:
+    make_project(tmp_path / "a")
+    make_project(tmp_path / "b", pyproject=PYPROJECT.replace(
+        "[tool.lion-lint]\n", '[tool.lion-lint]\nignore = ["LL001"]\n'))
+    (tmp_path / "pyproject.toml").write_text("[tool.lion-lint]\n")
+    result = run(".", cwd=tmp_path)
+    assert result.stdout.splitlines()[0].startswith("a/src/pkg/bad.py:7:7: LL001")
+    assert "b/src" not in result.stdout
+
+
+def test_waivers_unused_and_reasonless_are_reported(tmp_path: Path) -> None:
+    waived = BAD.replace("class Bad(Params):",
+                         "class Bad(Params):  # lion-lint: ignore[LL001] -- reviewed in #12")
+    extra = {"src/pkg/other.py": "x = 1  # lion-lint: ignore[LL001] -- nothing here\n"
+                                 "y = 2  # lion-lint: ignore[LL001]\n"}
+    project = make_project(tmp_path, extra)
+    (project / "src/pkg/bad.py").write_text(waived)
+    result = run(".", cwd=project)
+    assert result.stdout.splitlines() == [
+        "src/pkg/other.py:1:8: LL901 unused suppression: no LL001 diagnostic on the lines it covers",
+        "src/pkg/other.py:2:8: LL902 suppression comment lacks a reason after '--'; it "
+        "suppresses nothing"]
+    shown = run(".", "--show-suppressed", "--select", "LL001", cwd=project)
+    assert shown.stdout.strip().endswith("[suppressed: reviewed in #12]")
+
+
+def test_colour_follows_flags_and_environment(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    always = run(".", "--output-format", "full", "--color", "always", cwd=project)
+    never = run(".", "--output-format", "full", "--color", "never", cwd=project)
+    forced = run(".", "--output-format", "full", cwd=project, env={"FORCE_COLOR": "1"})
+    plain = run(".", "--output-format", "full", cwd=project, env={"NO_COLOR": "1",
+                                                                  "FORCE_COLOR": "1"})
+    assert "\x1b[" in always.stdout and "\x1b[" in forced.stdout
+    assert "\x1b[" not in never.stdout and "\x1b[" not in plain.stdout
+    assert "│ @dataclass(frozen=True)" in never.stdout  # the code frame
+    assert "Found 1 diagnostic in 1 file (1 fixable with --fix)" in never.stdout
+
+
+def test_full_is_the_default_on_a_terminal(tmp_path: Path) -> None:
+    pty = pytest.importorskip("pty")
+    project = make_project(tmp_path)
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: run lion-lint with stdout on the terminal
+        os.chdir(project)
+        os.environ["NO_COLOR"] = "1"
+        os.execv(sys.executable, [sys.executable, "-m", "lintkit", "."])
+    output = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 1
+    assert b"[structural-eq]" in output and b"Found 1 diagnostic" in output
+
+
+def test_rules_and_explain(tmp_path: Path) -> None:
+    listing = run("rules", cwd=tmp_path)
+    assert listing.returncode == 0
+    assert "LL001" in listing.stdout and "structural-eq" in listing.stdout
+    by_code = run("explain", "LL001", cwd=tmp_path)
+    by_name = run("explain", "structural-eq", cwd=tmp_path)
+    assert by_code.stdout == by_name.stdout
+    for heading in ("## What it does", "## Why it matters", "## Example", "## How to fix"):
+        assert heading in by_code.stdout
+    unknown = run("explain", "LL999", cwd=tmp_path)
+    assert unknown.returncode == 2 and "unknown rule" in unknown.stderr
+
+
+def test_console_script_and_version() -> None:
+    result = subprocess.run(["lion-lint", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("lion-lint, version ")
