@@ -177,7 +177,7 @@ class StructuralEq(Rule):
         via = [index.classes[s][1].qualname for s in chain[1:-1] if s in index.classes]
         lineage = f" (via {' -> '.join(via)})" if via else ""
         subject = (f"{cls.qualname} descends from {authority}{lineage} but"
-                   if len(chain) > 1 else f"authority {cls.qualname}")
+                   if len(chain) > 1 else f"authority {cls.qualname}:")
         related = [
             Related(_location(index, s), f"{index.classes[s][1].qualname} is a base here")
             for s in chain[1:] if s in index.classes

@@ -343,7 +343,7 @@ def test_authority_must_pass_eq_false() -> None:
     found = lint_sources({"pkg/__init__.py": "", "pkg/base.py": bad_authority}, [StructuralEq],
                          options=OPTIONS)
     assert [(d.location.line, d.message.split(" does")[0]) for d in found] == [
-        (5, "authority Params its @dataclass")]
+        (5, "authority Params: its @dataclass")]
 
 
 def test_undecorated_subclass_inherits_unless_explicit_eq_false_required() -> None:
