@@ -253,3 +253,18 @@ def test_rules_and_explain(tmp_path: Path) -> None:
 def test_console_script_and_version() -> None:
     result = subprocess.run(["lion-lint", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("lion-lint, version ")
+
+
+def test_gitignored_and_excluded_files_are_not_linted(tmp_path: Path) -> None:
+    extra = {"src/pkg/gen/__init__.py": "", "src/pkg/gen/bad2.py": BAD.replace("Bad", "Bad2"),
+             "src/pkg/vendored.py": BAD.replace("Bad", "Bad3"), ".gitignore": "src/pkg/gen/\n"}
+    project = make_project(tmp_path, extra, pyproject=PYPROJECT.replace(
+        "[tool.lion-lint]\n", '[tool.lion-lint]\nextend-exclude = ["src/pkg/vendored.py"]\n'))
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    result = run(".", cwd=project)
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["src/pkg/bad.py"]
+    (project / "pyproject.toml").write_text(PYPROJECT.replace(
+        "[tool.lion-lint]\n", "[tool.lion-lint]\nrespect-gitignore = false\n"))
+    unignored = run(".", cwd=project)
+    assert [line.split(":")[0] for line in unignored.stdout.splitlines()] == [
+        "src/pkg/bad.py", "src/pkg/gen/bad2.py", "src/pkg/vendored.py"]
