@@ -6,6 +6,7 @@ results are plain data.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from lintkit.core.facts import FileFacts, ParseError
@@ -29,5 +30,11 @@ def analyse_file(root: Path, path: str, source: bytes | None = None) -> FileFact
     return extract(path, source, path.endswith("__init__.py"))
 
 
-def collect_facts(root: Path, paths: list[str], overrides: dict[str, bytes]) -> list[FileFacts]:
-    return [analyse_file(root, path, overrides.get(path)) for path in paths]
+def collect_facts(root: Path, paths: list[str], overrides: dict[str, bytes],
+                  progress: Callable[[int, int], None] | None = None) -> list[FileFacts]:
+    facts = []
+    for path in paths:
+        facts.append(analyse_file(root, path, overrides.get(path)))
+        if progress is not None:
+            progress(len(facts), len(paths))
+    return facts

@@ -38,6 +38,9 @@ class RunOptions:
     ignore: tuple[str, ...] = ()
     #: (path, source): lint this text as if it were the file at path (an editor buffer).
     stdin: tuple[Path, bytes] | None = None
+    #: Called as progress(done, total) while phase 1 works through a project's files
+    #: (the CLI draws a progress bar with it); the engine never prints.
+    progress: Callable[[int, int], None] | None = None
 
 
 @dataclass
@@ -157,7 +160,7 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
         if target.endswith(".py") and target not in paths and (root / target).is_file():
             paths = sorted({*paths, target})
 
-    facts = phase1.collect_facts(root, paths, overrides)
+    facts = phase1.collect_facts(root, paths, overrides, options.progress)
     src_roots = config.src_roots()
     module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
     project = Project(root=root, index=ProjectIndex(facts, module_names), overrides=overrides)
