@@ -206,6 +206,10 @@ class _Extractor:
                 for e in node.slice if isinstance(e.slice, cst.Index)
             )
             return Expr("sub", items=items, func=self.expr(node.value, depth + 1))
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+            # ``X | None`` in annotations: rules must see both sides of a union.
+            return Expr("union", items=(self.expr(node.left, depth + 1),
+                                        self.expr(node.right, depth + 1)))
         if isinstance(node, cst.Lambda):
             params = ",".join(p.name.value for p in node.params.params)
             return Expr("lambda", text=params, func=self.expr(node.body, depth + 1))
