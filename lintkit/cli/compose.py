@@ -13,9 +13,10 @@ from lintkit.core.rule import Rule
 
 
 def shipped_rules() -> tuple[type[Rule], ...]:
+    from lion_lint.rules.import_time_registration import ImportTimeRegistration
     from lion_lint.rules.structural_eq import StructuralEq
 
-    return (StructuralEq,)
+    return (StructuralEq, ImportTimeRegistration)
 
 
 def compose(config: LoadedConfig) -> Sequence[type[Rule]]:
