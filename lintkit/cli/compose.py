@@ -20,10 +20,16 @@ def shipped_rules() -> tuple[type[Rule], ...]:
 
 
 def compose(config: LoadedConfig) -> Sequence[type[Rule]]:
-    """The rules available in a project: the shipped ones and its configured plugins."""
-    return shipped_rules()
+    """The rules available in a project: the shipped ones, then its configured plugins."""
+    from lintkit.cli.plugins import load_plugins
+
+    shipped = shipped_rules()
+    return (*shipped, *load_plugins(config, taken=(*ENGINE_RULES, *shipped)))
 
 
-def all_rules() -> tuple[type[Rule], ...]:
-    """Every rule lion-lint knows without a project (for `rules` and `explain`)."""
+def all_rules(config: LoadedConfig | None = None) -> tuple[type[Rule], ...]:
+    """Every rule lion-lint knows (for `rules` and `explain`); given a project's
+    configuration, its plugins too."""
+    if config is not None:
+        return (*ENGINE_RULES, *compose(config))
     return (*ENGINE_RULES, *shipped_rules())

@@ -151,6 +151,7 @@ def _report(results: list[Any], cwd: Path, args: CheckArgs) -> None:
         report.suppressed.extend(replace(s, diagnostic=rebase(s.diagnostic, result.root, cwd))
                                  for s in result.suppressed)
         report.files_checked += result.files_checked
+        report.rules.extend(type(r) for r in result.rules if type(r) not in report.rules)
         for d in result.diagnostics:
             report.sources[display_path(result.root, d.path, cwd)] = result.root / d.path
     fmt = args.output_format or ("full" if sys.stdout.isatty() else "concise")
@@ -179,33 +180,58 @@ def _internal_error(message: str) -> None:
     sys.exit(2)
 
 
-@cli.command("rules")
-def list_rules() -> None:
-    """List the rules: code, name, summary, and whether enabled by default."""
-    from rich.table import Table
-
+def _project_rules(config_file: Path | None) -> tuple[Any, ...]:
+    """lion-lint's rules and the plugins of the current directory's project (or --config's)."""
     from lintkit.cli.compose import all_rules
+    from lintkit.cli.plugins import project_config
+    from lintkit.config.load import ConfigError
+
+    if config_file is not None and not config_file.is_file():
+        _fail(f"config file not found: {config_file}")
+    try:
+        return all_rules(project_config(Path.cwd(), config_file))
+    except ConfigError as error:
+        _fail(str(error))
+        raise  # unreachable: _fail exits
+
+
+_CONFIG_OPTION = click.option(
+    "--config", "config_file", type=click.Path(path_type=Path),
+    help="The pyproject.toml whose plugins to include (default: the current directory's project).")
+
+
+@cli.command("rules")
+@_CONFIG_OPTION
+def list_rules(config_file: Path | None) -> None:
+    """List the rules, with the current project's plugins: code, name, summary, and whether
+    enabled by default."""
+    from rich.table import Table
 
     table = Table(show_edge=False, header_style="bold")
     for column in ("code", "name", "summary", "enabled"):
         table.add_column(column)
-    for rule in sorted(all_rules(), key=lambda r: r.code):
+    for rule in sorted(_project_rules(config_file), key=lambda r: r.code):
         table.add_row(rule.code, rule.name, rule.summary, "yes" if rule.default_enabled else "no")
     _console("auto").print(table)
 
 
 @cli.command()
 @click.argument("rule")
-def explain(rule: str) -> None:
-    """Explain a rule (by code or name): what it does, why, an example, how to fix."""
+@_CONFIG_OPTION
+def explain(rule: str, config_file: Path | None) -> None:
+    """Explain a rule (by code or name): what it does, why, an example, how to fix. The
+    current project's plugins are included."""
     from lintkit.cli.compose import all_rules
+    from lintkit.cli.plugins import plugin_spec
     from lintkit.core.rule import DOC_SECTIONS
 
     wanted = rule.strip()
-    for candidate in all_rules():
+    for candidate in _project_rules(config_file):
         if wanted.upper() == candidate.code or wanted == candidate.name:
             docs = candidate.docs()
             lines = [f"# {candidate.code} {candidate.name}", "", candidate.summary, ""]
+            if candidate not in all_rules():
+                lines += [f"A local rule: plugin `{plugin_spec(candidate)}`.", ""]
             for section in DOC_SECTIONS:
                 lines += [f"## {section}", "", docs[section], ""]
             text = "\n".join(lines).rstrip() + "\n"
@@ -217,6 +243,46 @@ def explain(rule: str) -> None:
                 click.echo(text, nl=False)
             return
     _fail(f"unknown rule '{rule}' (see `lion-lint rules`)")
+
+
+@cli.command("new-rule")
+@click.argument("name")
+@click.option("--code", help="The rule's code (default: the first free HR### in the project).")
+@click.option("--package", default="tools.lint", show_default=True,
+              help="The project package to write the rule module and its test into.")
+@_CONFIG_OPTION
+def new_rule(name: str, code: str | None, package: str, config_file: Path | None) -> None:
+    """Scaffold a local rule NAME (kebab-case) and its passing test in the current project."""
+    from lintkit.cli.plugins import project_config
+    from lintkit.cli.scaffold import ScaffoldError, next_code, scaffold_rule
+    from lintkit.config.load import ConfigError
+
+    if config_file is not None and not config_file.is_file():
+        _fail(f"config file not found: {config_file}")
+    try:
+        config = project_config(Path.cwd(), config_file)
+    except ConfigError as error:
+        _fail(str(error))
+        return
+    if code is None:
+        code = next_code(_project_rules(config_file))
+    try:
+        made = scaffold_rule(config.root, name, code.strip().upper(), package)
+    except ScaffoldError as error:
+        _fail(str(error))
+        return
+    cwd = Path.cwd()
+    for path in made.created:
+        click.echo(f"created {os.path.relpath(path, cwd)}")
+    test = os.path.relpath(made.test_path, cwd)
+    pyproject = os.path.relpath(config.path or config.root / "pyproject.toml", cwd)
+    click.echo(f"\nRule {made.code} {made.name} is class {made.class_name}. Next:\n"
+               f"  1. python -m pytest {test}    # passes as generated\n"
+               f"  2. add it to [tool.lion-lint] in {pyproject}:\n"
+               f'       plugins = ["{made.spec}"]\n'
+               f"  3. lion-lint    # runs it with the other rules\n"
+               f"  4. edit {os.path.relpath(made.rule_path, cwd)} into your house rule "
+               "(its docstring, examples and check)")
 
 
 def main() -> None:

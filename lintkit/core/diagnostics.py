@@ -48,6 +48,11 @@ class Related:
     location: Location
     message: str
 
+    @classmethod
+    def at(cls, path: str, span: tuple[int, int, int, int], message: str) -> Related:
+        """``Related.at(info.path, cls.span, "the base is defined here")``."""
+        return cls(Location.at(path, span), message)
+
     def to_data(self) -> dict[str, Any]:
         return {**self.location.to_data(), "message": self.message}
 

@@ -10,7 +10,7 @@ diagnostics. Rules never register themselves: the composition root lists them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -38,13 +38,14 @@ class RuleOptions(BaseModel):
 
 @dataclass(frozen=True)
 class Expect:
-    """What an invalid example must report: the line, and optionally the code, column and a
-    fragment of the message."""
+    """What an invalid example must report: the line, and optionally the code, column, a
+    fragment of the message and (in a multi-module example) the file's path."""
 
     line: int
     code: str | None = None
     column: int | None = None
     message: str | None = None
+    path: str | None = None
 
 
 Files = str | Mapping[str, str]
@@ -63,13 +64,25 @@ class Valid:
 
 @dataclass(frozen=True)
 class Invalid:
-    """Code that must produce exactly the expected diagnostics (by line, in order)."""
+    """Code that must produce exactly the expected diagnostics (by position, in order).
+
+    ``expect`` is one ``Expect`` (or a bare line number) or a sequence of them. ``fixed``,
+    when given, is what ``files`` must become once every offered fix is applied: one
+    module's source, or a mapping of the paths that change to their expected sources."""
 
     files: Files
-    expect: tuple[Expect, ...]
+    expect: Sequence[Expect | int] | Expect | int
     options: Mapping[str, Any] = field(default_factory=dict)
     config: Mapping[str, Any] = field(default_factory=dict)
     name: str = ""
+    fixed: Files | None = None
+
+    def __post_init__(self) -> None:
+        # Forgiving on purpose: ``expect=Expect(3)`` (no trailing comma) or ``expect=3``.
+        raw = self.expect
+        items = (raw,) if isinstance(raw, (Expect, int)) else tuple(raw)
+        object.__setattr__(self, "expect", tuple(
+            Expect(item) if isinstance(item, int) else item for item in items))
 
 
 DOC_SECTIONS = ("What it does", "Why it matters", "Example", "How to fix")
@@ -158,6 +171,32 @@ def _dedent(text: str) -> str:
     import inspect
 
     return inspect.cleandoc(text)
+
+
+_CODE = re.compile(r"^[A-Z]+[0-9]+$")
+_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+def rule_definition_problems(rule: type[Rule]) -> list[str]:
+    """What keeps a Rule subclass from being runnable (empty when it is complete): a code
+    such as ``HR001`` (capitals then digits, so prefixes select it), a kebab-case name (its
+    table in ``[tool.lion-lint]``), a summary, and its own ``check``."""
+    problems = []
+    code = getattr(rule, "code", None)
+    if not isinstance(code, str) or not _CODE.match(code):
+        problems.append(f"code must be capitals then digits, such as 'HR001' (got {code!r})")
+    name = getattr(rule, "name", None)
+    if not isinstance(name, str) or not _NAME.match(name):
+        problems.append(f"name must be kebab-case, such as 'my-rule' (got {name!r})")
+    summary = getattr(rule, "summary", None)
+    if not isinstance(summary, str) or not summary.strip():
+        problems.append(f"summary must be a one-line description (got {summary!r})")
+    if rule.check is Rule.check:
+        problems.append("it does not define check(self, project)")
+    options = getattr(rule, "Options", None)
+    if not (isinstance(options, type) and issubclass(options, RuleOptions)):
+        problems.append(f"Options must be a RuleOptions subclass (got {options!r})")
+    return problems
 
 
 def rule_key_matches(rule: type[Rule], selector: str) -> bool:

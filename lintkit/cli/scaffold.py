@@ -1,0 +1,192 @@
+"""``lion-lint new-rule NAME``: write a local rule module and its test into the project.
+
+The generated rule works as written (it reports calls to configured functions, however they
+are imported) and its test passes, so an author starts from green and edits towards the
+house rule they want. Nothing is overwritten, and pyproject.toml is left to the author: the
+command prints the ``plugins`` line to add.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template
+
+from lintkit.core.rule import Rule
+
+_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+_CODE = re.compile(r"^[A-Z]+[0-9]+$")
+DEFAULT_PACKAGE = "tools.lint"
+DEFAULT_PREFIX = "HR"
+
+
+class ScaffoldError(Exception):
+    """Why nothing was written."""
+
+
+@dataclass
+class Scaffold:
+    """What ``new-rule`` wrote and what the author does next."""
+
+    code: str
+    name: str
+    class_name: str
+    module: str  # dotted
+    rule_path: Path
+    test_path: Path
+    created: list[Path] = field(default_factory=list)
+
+    @property
+    def spec(self) -> str:
+        return f"{self.module}:{self.class_name}"
+
+
+def rule_name(raw: str) -> str:
+    """The kebab-case rule name for NAME (``No_Print`` and ``no print`` give ``no-print``)."""
+    name = re.sub(r"[\s_]+", "-", raw.strip()).lower()
+    if not _NAME.match(name):
+        raise ScaffoldError(f"'{raw}' is not a rule name: use lowercase words joined by "
+                            "hyphens, such as 'uuid-identity-is-string'")
+    return name
+
+
+def next_code(rules: Sequence[type[Rule]], prefix: str = DEFAULT_PREFIX) -> str:
+    """The first ``HR001``-style code no rule of the project uses yet."""
+    used = {rule.code for rule in rules}
+    number = 1
+    while f"{prefix}{number:03d}" in used:
+        number += 1
+    return f"{prefix}{number:03d}"
+
+
+def scaffold_rule(root: Path, raw_name: str, code: str,
+                  package: str = DEFAULT_PACKAGE) -> Scaffold:
+    """Write ``<package>/<module>.py`` and ``<package>/test_<module>.py`` under ``root``
+    (plus any missing ``__init__.py`` of the package). Raises ScaffoldError, writing
+    nothing, if a file exists or an argument is malformed."""
+    name = rule_name(raw_name)
+    if not _CODE.match(code):
+        raise ScaffoldError(f"'{code}' is not a rule code: capitals then digits, such as "
+                            "'HR001'")
+    parts = package.split(".")
+    if not all(part.isidentifier() and not keyword.iskeyword(part) for part in parts):
+        raise ScaffoldError(f"'{package}' is not a dotted package name")
+    module = name.replace("-", "_")
+    if keyword.iskeyword(module) or not module.isidentifier():
+        raise ScaffoldError(f"rule name '{name}' would make the module name '{module}', "
+                            "which Python cannot import; choose another name")
+    class_name = "".join(word.capitalize() for word in name.split("-"))
+    directory = root.joinpath(*parts)
+    result = Scaffold(code=code, name=name, class_name=class_name,
+                      module=f"{package}.{module}", rule_path=directory / f"{module}.py",
+                      test_path=directory / f"test_{module}.py")
+    for path in (result.rule_path, result.test_path):
+        if path.exists():
+            raise ScaffoldError(f"{path} already exists; nothing written")
+    values = {"code": code, "name": name, "cls": class_name, "module": module,
+              "package": package}
+    files = {result.rule_path: Template(RULE_TEMPLATE).substitute(values),
+             result.test_path: Template(TEST_TEMPLATE).substitute(values)}
+    # Regular packages all the way down, so pytest puts the project root on sys.path for
+    # the test and `import tools.lint...` works however pytest is started.
+    for depth in range(1, len(parts) + 1):
+        init = root.joinpath(*parts[:depth], "__init__.py")
+        if not init.exists():
+            files[init] = ""
+    for path, text in sorted(files.items()):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        result.created.append(path)
+    return result
+
+
+RULE_TEMPLATE = '''\
+"""$code $name: TODO say in one line which house rule this enforces."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from lintkit import Diagnostic, Expect, Invalid, Project, Rule, RuleOptions, Valid
+
+
+class Options(RuleOptions):
+    """Read from [tool.lion-lint.$name] of pyproject.toml (keys in kebab-case there)."""
+
+    forbidden: tuple[str, ...] = ("os.system",)
+
+
+class $cls(Rule):
+    """TODO: the house rule in one sentence.
+
+    ## What it does
+    Reports a call to a function listed in `forbidden`, however the module reaches it:
+    directly, through an alias, a relative import or another module's re-export.
+
+    ## Why it matters
+    TODO: the decision this rule enforces, and a link to its ADR.
+
+    ## Example
+    ```python
+    import os
+
+    os.system("make")
+    ```
+
+    ## How to fix
+    TODO: what to write instead.
+    """
+
+    code = "$code"
+    name = "$name"
+    summary = "TODO: one line for `lion-lint rules`"
+    Options = Options
+
+    valid = (
+        Valid("import subprocess\\n\\nsubprocess.run(['make'], check=True)\\n",
+              name="another function"),
+    )
+    invalid = (
+        Invalid("import os\\n\\nos.system('make')\\n",
+                expect=Expect(3, "$code", message="os.system"), name="direct call"),
+        Invalid({
+            "pkg/__init__.py": "",
+            "pkg/shell.py": "from os import system as run\\n",
+            "pkg/build.py": "from .shell import run\\n\\nrun('make')\\n",
+        }, expect=Expect(3, "$code", message="os.system", path="pkg/build.py"),
+            name="through a re-export"),
+    )
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        index = project.index
+        forbidden = set(self.options.forbidden)
+        for info in index.by_path.values():
+            for call in info.facts.calls:
+                if call.func is None:  # a callee that is not a dotted name
+                    continue
+                target = index.resolve(info.name, call.func, call.scope)
+                if target in forbidden:
+                    yield self.diagnostic(info.path, call.span, f"call to {target}",
+                                          scope=call.scope)
+'''
+
+TEST_TEMPLATE = '''\
+"""Tests of $code $name: its declared examples, and what they cannot express."""
+
+from __future__ import annotations
+
+from lintkit.testing import lint_sources, rule_tests
+
+from $package.$module import $cls
+
+test_$module = rule_tests($cls)
+
+
+def test_the_forbidden_option_chooses_the_functions() -> None:
+    found = lint_sources("import pickle\\n\\npickle.loads(b'')\\n", [$cls],
+                         options={"forbidden": ["pickle.loads"]})
+    assert [(d.code, d.location.line) for d in found] == [("$code", 3)]
+'''
