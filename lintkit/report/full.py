@@ -23,7 +23,8 @@ class _Sources:
         if path not in self.cache:
             source = self.paths.get(path, Path(path))
             try:
-                self.cache[path] = decode_source(source.read_bytes()).splitlines()
+                raw = source if isinstance(source, bytes) else source.read_bytes()
+                self.cache[path] = decode_source(raw).splitlines()
             except OSError:
                 self.cache[path] = []
         return self.cache[path]
@@ -49,7 +50,8 @@ def _frame(d: Diagnostic, lines: list[str]) -> Text:
     return text
 
 
-def write_full(report: Report, console: Console, *, show_suppressed: bool = False) -> None:
+def write_full(report: Report, console: Console, *, show_suppressed: bool = False,
+               show_summary: bool = True) -> None:
     sources = _Sources(report)
     diagnostics = report.sorted()
     for d in diagnostics:
@@ -77,6 +79,8 @@ def write_full(report: Report, console: Console, *, show_suppressed: bool = Fals
             console.print(Text(f"suppressed {d.location.path}:{d.location.line}:"
                                f"{d.location.column}: {d.code} {d.message} -- {waived.reason}",
                                style="dim"), soft_wrap=True)
+    if not show_summary:  # --quiet: the diagnostics only
+        return
     files = len({d.path for d in diagnostics})
     fixable = sum(1 for d in diagnostics if d.fix is not None)
     if diagnostics:

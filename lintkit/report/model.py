@@ -27,8 +27,12 @@ def _rebase_location(location: Location, root: Path, cwd: Path) -> Location:
 def rebase(diagnostic: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
     related = tuple(replace(r, location=_rebase_location(r.location, root, cwd))
                     for r in diagnostic.related)
+    fix = diagnostic.fix
+    if fix is not None:  # edits name files too; show them like every other path
+        fix = replace(fix, edits=tuple(replace(e, path=display_path(root, e.path, cwd))
+                                       for e in fix.edits))
     return replace(diagnostic, location=_rebase_location(diagnostic.location, root, cwd),
-                   related=related)
+                   related=related, fix=fix)
 
 
 @dataclass
@@ -37,8 +41,8 @@ class Report:
     rules: list[type[Rule]]
     files_checked: int = 0
     suppressed: list[Suppressed] = field(default_factory=list)
-    #: absolute file path per display path, for code frames
-    sources: dict[str, Path] = field(default_factory=dict)
+    #: absolute file path per display path, for code frames (bytes: an editor's buffer)
+    sources: dict[str, Path | bytes] = field(default_factory=dict)
 
     def sorted(self) -> list[Diagnostic]:
         return sort_diagnostics(self.diagnostics)
