@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 
 from lintkit import (
     Diagnostic,
@@ -144,10 +145,12 @@ class StructuralEq(Rule):
         for symbol in sorted(authorities):
             if symbol in index.classes:
                 info, cls = index.classes[symbol]
-                yield from self._check_decorators(index, info, cls, [symbol], decorators)
+                yield from self._check_decorators(index, info, cls, [symbol], decorators,
+                                                  project.source_lines)
         for symbol, chain in family.items():
             info, cls = index.classes[symbol]
-            found = list(self._check_decorators(index, info, cls, chain, decorators))
+            found = list(self._check_decorators(index, info, cls, chain, decorators,
+                                                project.source_lines))
             yield from found
             if (not found and self.options.require_explicit_eq_false
                     and not self._dataclass_decorators(index, info, cls, decorators)):
@@ -198,12 +201,13 @@ class StructuralEq(Rule):
         return found
 
     def _check_decorators(self, index: ProjectIndex, info: ModuleInfo, cls: ClassFact,
-                          chain: list[str], decorators: set[str]) -> Iterator[Diagnostic]:
+                          chain: list[str], decorators: set[str],
+                          lines: Callable[[str], list[str]]) -> Iterator[Diagnostic]:
         for decorator in self._dataclass_decorators(index, info, cls, decorators):
             problem = _decorator_problem(decorator)
             if problem is not None:
                 yield self._report(index, info, cls, chain, cls.span, problem,
-                                   fix=_eq_false_fix(info.path, decorator))
+                                   fix=_eq_false_fix(info.path, decorator, lines(info.path)))
 
     # --- __eq__ / __hash__ ---------------------------------------------------------------
 
@@ -317,8 +321,9 @@ def _decorator_problem(decorator: Expr) -> str | None:
             "guaranteed")
 
 
-def _eq_false_fix(path: str, decorator: Expr) -> Fix | None:
-    """Text edits that make the decorator pass eq=False (None where no safe edit exists)."""
+def _eq_false_fix(path: str, decorator: Expr, lines: list[str]) -> Fix | None:
+    """Text edits that make the decorator pass eq=False and drop unsafe_hash (None where no
+    safe edit exists). Only the arguments change: formatting and comments around them stay."""
     if decorator.kind != "call":
         line, _, end_line, end_column = decorator.span
         return Fix("pass eq=False to the dataclass decorator",
@@ -327,8 +332,17 @@ def _eq_false_fix(path: str, decorator: Expr) -> Fix | None:
         return None
     edits = []
     eq = decorator.keyword("eq")
+    unsafe = decorator.keyword("unsafe_hash") if _unsafe_hash(decorator) else None
+    start = _keyword_column(lines, "unsafe_hash", unsafe) if unsafe is not None else None
+    if unsafe is not None and start is None:
+        return None  # an unusual layout: better no fix than a wrong one
     if eq is not None:
-        edits.append(Edit(path, *eq.span, "False"))
+        if not eq.is_const(False):
+            edits.append(Edit(path, *eq.span, "False"))
+    elif unsafe is not None and start is not None:
+        # Where unsafe_hash=True stood, eq=False now stands.
+        edits.append(Edit(path, unsafe.span[0], start, *unsafe.span[2:], "eq=False"))
+        unsafe = None
     else:
         arguments = [*decorator.items, *(value for _, value in decorator.keywords)]
         if arguments:
@@ -339,10 +353,37 @@ def _eq_false_fix(path: str, decorator: Expr) -> Fix | None:
             _, _, end_line, end_column = decorator.span
             edits.append(Edit(path, end_line, end_column - 1, end_line, end_column - 1,
                               "eq=False"))
-    unsafe = decorator.keyword("unsafe_hash")
-    if unsafe is not None and not unsafe.is_const(False):
-        edits.append(Edit(path, *unsafe.span, "False"))
-    return Fix("pass eq=False to the dataclass decorator", tuple(edits))
+    if unsafe is not None and start is not None:
+        edits.append(_drop_keyword(path, lines[unsafe.span[0] - 1], start, unsafe))
+    return Fix("pass eq=False to the dataclass decorator"
+               + (" and drop unsafe_hash" if _unsafe_hash(decorator) else ""), tuple(edits))
+
+
+def _keyword_column(lines: list[str], name: str, value: Expr) -> int | None:
+    """Where ``name=`` begins before ``value``, when both sit on one line (else None)."""
+    line_number, column, end_line, _ = value.span
+    if line_number != end_line or not 1 <= line_number <= len(lines):
+        return None
+    keyword = re.search(rf"\b{name}\s*=\s*$", lines[line_number - 1][:column - 1])
+    return keyword.start() + 1 if keyword else None
+
+
+def _drop_keyword(path: str, text: str, column: int, value: Expr) -> Edit:
+    """The edit deleting the keyword argument from ``column`` through ``value`` on the line
+    ``text``, with one adjacent comma."""
+    line_number, _, _, end_column = value.span
+    start, before, after = column - 1, text[:column - 1], text[end_column - 1:]
+    if not before.strip() and re.fullmatch(r"\s*,?\s*(#.*)?", after):
+        # Alone on its line (a trailing comment describes it): the whole line goes.
+        return Edit(path, line_number, 1, line_number + 1, 1, "")
+    preceding = re.search(r",\s*$", before)
+    if preceding is not None:  # "a=1, unsafe_hash=True" -> "a=1"
+        return Edit(path, line_number, preceding.start() + 1, line_number, end_column, "")
+    following = re.match(r"\s*,[ \t]*", after)
+    if following is not None and after[following.end():].strip()[:1] not in ("", "#"):
+        # "unsafe_hash=True, a=1" -> "a=1"
+        return Edit(path, line_number, start + 1, line_number, end_column + following.end(), "")
+    return Edit(path, line_number, start + 1, line_number, end_column, "")
 
 
 def _location(index: ProjectIndex, symbol: str) -> Location:

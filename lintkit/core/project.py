@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +31,9 @@ class Project:
                     raw = (self.root / path).read_bytes()
                 except OSError:
                     raw = b""
-            self._lines[path] = decode_source(raw).splitlines()
+            # Split where Python's tokenizer does (str.splitlines also splits at form
+            # feeds and other separators, which would shift the line numbers).
+            self._lines[path] = re.split(r"\r\n|\r|\n", decode_source(raw))
         return self._lines[path]
 
 
