@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ import click
 
 from lintkit import __version__
 
-FORMATS = ("full", "concise", "json")
+FORMATS = ("full", "concise", "json", "github", "sarif")
 ISSUES_URL = "https://github.com/lion-lint/lion-lint/issues"
 
 
@@ -119,29 +119,90 @@ def check(**kwargs: Any) -> None:
     from lintkit.config.load import ConfigError
     from lintkit.engine.run import InternalError, RunOptions, lint_paths
 
-    targets = list(args.paths) or [Path(".")]
-    for target in targets:
+    from lintkit.cli.progress import ProgressBar
+    from lintkit.cli.stdin import StdinUsageError, stdin_buffer
+
+    cwd = Path.cwd()
+    try:
+        buffer = stdin_buffer(args.paths, args.stdin_filename, cwd, sys.stdin.buffer.read)
+    except StdinUsageError as error:
+        _fail(str(error))
+        return
+    targets = [buffer[0]] if buffer else list(args.paths) or [Path(".")]
+    for target in targets if buffer is None else ():
         if not target.exists():
             _fail(f"path does not exist: {target}")
     if args.config_file is not None and not args.config_file.is_file():
         _fail(f"config file not found: {args.config_file}")
-    options = RunOptions(select=_split(args.select) or None,
-                         extend_select=_split(args.extend_select), ignore=_split(args.ignore))
-    cwd = Path.cwd()
+    changed = _changed_lines(args, targets)
+    show_progress = not args.quiet and sys.stderr.isatty()
+    with ProgressBar(_console(args.color, stderr=True)) as bar:
+        options = RunOptions(select=_split(args.select) or None,
+                             extend_select=_split(args.extend_select),
+                             ignore=_split(args.ignore), stdin=buffer,
+                             progress=bar if show_progress else None)
+
+        def lint(stdin: tuple[Path, bytes] | None = buffer) -> list[Any]:
+            results = lint_paths(targets, args.config_file, compose, replace(options, stdin=stdin))
+            if changed is not None:
+                from lintkit.engine.changes import on_changed_lines
+
+                for result in results:
+                    result.diagnostics = on_changed_lines(result.root, result.diagnostics, changed)
+                    result.suppressed = [s for s in result.suppressed if on_changed_lines(
+                        result.root, [s.diagnostic], changed)]
+            return results
+
+        try:
+            results = lint()
+            if args.diff or args.fix:
+                results = _fix(results, lint, buffer, cwd, args)
+        except ConfigError as error:
+            _fail(str(error))
+            return
+        except InternalError as error:
+            _internal_error(str(error))
+            return
+    _report(results, cwd, args, buffer)
+
+
+def _changed_lines(args: CheckArgs, targets: list[Path]) -> Any:
+    """--changed-since: the lines changed since the revision (exit 2 if git cannot say)."""
+    if args.changed_since is None:
+        return None
+    from lintkit.engine.changes import ChangesError, changed_lines
+
+    directories = {(t if t.is_dir() else t.parent).resolve() for t in targets}
     try:
-        results = lint_paths(targets, args.config_file, compose, options)
-    except ConfigError as error:
+        return changed_lines(sorted(directories), args.changed_since)
+    except ChangesError as error:
         _fail(str(error))
-        return
-    except InternalError as error:
-        _internal_error(str(error))
-        return
-    _report(results, cwd, args)
 
 
-def _report(results: list[Any], cwd: Path, args: CheckArgs) -> None:
-    from dataclasses import replace
+def _fix(results: list[Any], lint: Any, buffer: tuple[Path, bytes] | None, cwd: Path,
+         args: CheckArgs) -> list[Any]:
+    """--diff prints and exits; --fix rewrites (or, for stdin, prints the fixed buffer) and
+    returns what remains to report."""
+    from lintkit.cli import fixing
 
+    if args.diff:
+        pending = fixing.show_diff(results, buffer, cwd, quiet=args.quiet)
+        sys.exit(0 if args.exit_zero or not pending else 1)
+    if buffer is None:
+        return list(fixing.fix_files(results, lint, cwd, quiet=args.quiet))
+    remaining, fixed = fixing.fix_buffer(results, lint, buffer, cwd)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(fixed)
+    sys.stdout.flush()
+    report = _collect(list(remaining), cwd, buffer)
+    if not args.quiet:
+        from lintkit.report.concise import write_concise
+
+        write_concise(report, sys.stderr)
+    sys.exit(0 if args.exit_zero or not report.diagnostics else 1)
+
+
+def _collect(results: list[Any], cwd: Path, buffer: tuple[Path, bytes] | None = None) -> Any:
     from lintkit.cli.compose import all_rules
     from lintkit.report.model import Report, display_path, rebase
 
@@ -154,8 +215,20 @@ def _report(results: list[Any], cwd: Path, args: CheckArgs) -> None:
         report.rules.extend(type(r) for r in result.rules if type(r) not in report.rules)
         for d in result.diagnostics:
             report.sources[display_path(result.root, d.path, cwd)] = result.root / d.path
+    if buffer is not None:  # code frames show the buffer, not the file on disk
+        report.sources[display_path(buffer[0], "", cwd)] = buffer[1]
+    return report
+
+
+def _report(results: list[Any], cwd: Path, args: CheckArgs,
+            buffer: tuple[Path, bytes] | None = None) -> None:
+    report = _collect(results, cwd, buffer)
     fmt = args.output_format or ("full" if sys.stdout.isatty() else "concise")
-    if fmt == "concise":
+    if args.statistics:
+        from lintkit.report.statistics import write_statistics
+
+        write_statistics(report, sys.stdout, as_json=fmt == "json")
+    elif fmt == "concise":
         from lintkit.report.concise import write_concise
 
         write_concise(report, sys.stdout, show_suppressed=args.show_suppressed)
@@ -163,11 +236,20 @@ def _report(results: list[Any], cwd: Path, args: CheckArgs) -> None:
         from lintkit.report.json_format import write_json
 
         write_json(report, sys.stdout)
+    elif fmt == "github":
+        from lintkit.report.github import write_github
+
+        write_github(report, sys.stdout)
+    elif fmt == "sarif":
+        from lintkit.report.sarif import write_sarif
+
+        write_sarif(report, sys.stdout, cwd)
     else:
         from lintkit.report.full import write_full
 
-        write_full(report, _console(args.color), show_suppressed=args.show_suppressed)
-    sys.exit(1 if report.diagnostics else 0)
+        write_full(report, _console(args.color), show_suppressed=args.show_suppressed,
+                   show_summary=not args.quiet)
+    sys.exit(0 if args.exit_zero or not report.diagnostics else 1)
 
 
 def _internal_error(message: str) -> None:
