@@ -96,8 +96,11 @@ def instantiate(rules: Sequence[type[Rule]], config: LoadedConfig) -> list[Rule]
         try:
             options = rule.options_from_config(config.tool_table)
         except ValidationError as error:
-            raise ConfigError(describe_validation_error(
-                config.path, f"tool.lion-lint.{rule.name}", error)) from None
+            # A top-level key the rule reads (config_keys) is named from [tool.lion-lint].
+            first = error.errors()[0]["loc"]
+            table = "tool.lion-lint" if first and first[0] in rule.config_keys \
+                else f"tool.lion-lint.{rule.name}"
+            raise ConfigError(describe_validation_error(config.path, table, error)) from None
         instances.append(rule(options))
     return instances
 
