@@ -25,7 +25,7 @@ When = Literal["import", "call", "typing", "main"]
 NO_SPAN: Span = (0, 0, 0, 0)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 2
+FACTS_VERSION = 3
 
 
 @dataclass(slots=True)
@@ -40,6 +40,8 @@ class Expr:
       ``call``    ``func`` the callee, ``items`` the positional arguments (``*x`` is a
                   ``starred``), ``keywords`` the keyword arguments (``**x`` under ``"**"``)
       ``sub``     a subscript: ``func`` the subscripted value, ``items`` the slice elements
+      ``attr``    an attribute of something other than a dotted name (``x[k].append``,
+                  ``f(x).y``): ``text`` the attribute, ``func`` the object
       ``union``   ``a | b``: ``items`` the two operands (so ``X | None`` keeps ``X``)
       ``lambda``  ``func`` the body; ``text`` the parameter names, comma separated
       ``starred`` ``func`` the starred value

@@ -163,7 +163,9 @@ class _Extractor:
             return Expr("other", text=type(node).__name__)
         if isinstance(node, cst.Attribute):
             name = dotted_name(node)
-            return Expr("ref", text=name) if name else Expr("other", text="Attribute")
+            if name:
+                return Expr("ref", text=name)
+            return Expr("attr", text=node.attr.value, func=self.expr(node.value, depth + 1))
         if isinstance(node, cst.Call):
             return self._call(node, depth)
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
