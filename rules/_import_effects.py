@@ -90,7 +90,9 @@ class Effect:
         return Effect(self.verb, self.target, (hop, *self.chain), self.self_attr, self.pattern)
 
     def sort_key(self) -> tuple[object, ...]:
-        target = self.target.symbol if self.target else self.self_attr
+        """Shortest chain first, then the registry defined first."""
+        target = (self.target.path or "", self.target.line, self.target.symbol) \
+            if self.target else ("", 0, self.self_attr)
         return (len(self.chain), target, self.verb, tuple((h.path, h.line) for h in self.chain))
 
 
@@ -153,8 +155,8 @@ class Effects:
         self._mro: dict[str, list[str]] = {}
         self._self_assigned: dict[str, set[str]] = {}
         self._summaries: dict[tuple[str, int], tuple[Effect, ...]] = {}
-        self._evaluating: set[tuple[int, str]] = set()
-        self._values: dict[tuple[int, str], list[Val]] = {}
+        self._evaluating: set[tuple[object, ...]] = set()
+        self._values: dict[tuple[object, ...], list[Val]] = {}
 
     # --- registries ----------------------------------------------------------------------
 
@@ -411,7 +413,8 @@ class Effects:
         """What ``expr`` (in ``scope`` of ``module``) may evaluate to."""
         if expr is None or depth > self.settings.max_depth * 2:
             return []
-        key = (id(expr), scope)
+        # Keyed by content and place, never id(): synthetic expressions come and go.
+        key = (module, scope, expr.kind, expr.text, expr.span)
         if key in self._values:
             return self._values[key]
         if key in self._evaluating:
@@ -628,15 +631,13 @@ class Effects:
 
     def call_effects(self, call: Expr, module: str, scope: str, depth: int) -> list[Effect]:
         func = call.func
-        dotted = func.ref if func is not None else None
-        if dotted and "." in dotted:
-            receiver, _, method = dotted.rpartition(".")
-            if method in self.settings.mutating_methods:
-                stores = [self.store(v, verb_for(method))
-                          for v in self._eval_ref(receiver, module, scope, depth)]
-                found = [s for s in stores if s is not None]
-                if found:
-                    return found
+        receiver, method = _method_call(func)
+        if receiver is not None and method in self.settings.mutating_methods:
+            stores = [self.store(v, verb_for(method))
+                      for v in self.eval(receiver, module, scope, depth)]
+            found = [s for s in stores if s is not None]
+            if found:
+                return found
         return [e for callee in self.eval(func, module, scope, depth)
                 for e in self.invoke(callee, depth)]
 
@@ -665,6 +666,27 @@ class Effects:
                     break
         return effects
 
+    def _fills_cache(self, module: str, runner: str, mutation: MutationFact) -> bool:
+        """Whether a store is a lazily filled memo: the function looks the key up in the
+        same container (``X.get(k)``, ``return X[k]``) and returns what it stores, which it
+        computed itself (a decorator storing its argument is registering it)."""
+        if not runner or mutation.kind != "setitem":
+            return False
+        container = _through_subscripts(mutation.target).ref
+        if container is None:
+            return False
+        _, fn = self.function(f"{module}.{runner}")
+        returns_lookup = any(_through_subscripts(r).ref == container for r in fn.returns
+                             if r.kind == "sub")
+        looked_up = returns_lookup or any(
+            c.func == f"{container}.get" for c in self.region(module, runner).calls)
+        if not looked_up:
+            return False
+        stored = mutation.value.ref if mutation.value is not None else None
+        parameters = {*fn.params, fn.vararg, fn.kwarg}
+        return returns_lookup or (stored is not None and stored not in parameters
+                                  and any(r.ref == stored for r in fn.returns))
+
     def sites(self, module: str, runner: str, depth: int = 0) -> Iterator[Site]:
         """The code ``runner`` runs ("" for the module's import-time code), one site per
         call, store or decoration, with what each mutates."""
@@ -686,7 +708,7 @@ class Effects:
         for mutation in region.mutations:
             if mutation.kind not in ("setitem", "delitem", "augitem", "augattr"):
                 continue
-            if self.in_lambda(module, mutation.span):
+            if self.in_lambda(module, mutation.span) or self._fills_cache(module, runner, mutation):
                 continue
             target = mutation.target
             if mutation.kind == "augattr":
@@ -712,6 +734,19 @@ class Effects:
             stores = [self.store(v, verb_for("augassign")) for v in targets]
             yield Site("mutation", binding.span, f"{binding.name} +=", binding.scope,
                        [s for s in stores if s is not None])
+
+
+def _method_call(func: Expr | None) -> tuple[Expr | None, str]:
+    """The receiver and method of ``a.b.m`` or ``a[k].m`` (the receiver looked at
+    through subscripts: storing into ``a[k]`` mutates ``a``)."""
+    if func is None:
+        return None, ""
+    if func.kind == "ref" and "." in func.text and "()" not in func.text:
+        receiver, _, method = func.text.rpartition(".")
+        return Expr("ref", span=func.span, text=receiver), method
+    if func.kind == "attr" and func.func is not None:
+        return _through_subscripts(func.func), func.text
+    return None, ""
 
 
 def _through_subscripts(expr: Expr) -> Expr:
