@@ -1,6 +1,7 @@
 """lintkit: a kit for project-aware house rules on LibCST, and the engine of lion-lint.
 
-The public API is importable from here. Names load on first use, so that importing
+The public API is importable from here: what a rule author needs (docs/writing-rules.md);
+``lintkit.testing`` holds the test helpers. Names load on first use, so that importing
 ``lintkit`` (as ``lion-lint --version`` does) costs nothing.
 """
 
@@ -16,8 +17,15 @@ _EXPORTS = {
     "Fix": "lintkit.core.diagnostics",
     "Location": "lintkit.core.diagnostics",
     "Related": "lintkit.core.diagnostics",
+    "BindingFact": "lintkit.core.facts",
+    "CallFact": "lintkit.core.facts",
+    "ClassFact": "lintkit.core.facts",
     "Expr": "lintkit.core.facts",
     "FileFacts": "lintkit.core.facts",
+    "FunctionFact": "lintkit.core.facts",
+    "ImportFact": "lintkit.core.facts",
+    "MutationFact": "lintkit.core.facts",
+    "Span": "lintkit.core.facts",
     "ModuleInfo": "lintkit.core.index",
     "ProjectIndex": "lintkit.core.index",
     "Project": "lintkit.core.project",
@@ -32,7 +40,17 @@ __all__ = ["__version__", *sorted(_EXPORTS)]
 
 if TYPE_CHECKING:
     from lintkit.core.diagnostics import Diagnostic, Edit, Fix, Location, Related
-    from lintkit.core.facts import Expr, FileFacts
+    from lintkit.core.facts import (
+        BindingFact,
+        CallFact,
+        ClassFact,
+        Expr,
+        FileFacts,
+        FunctionFact,
+        ImportFact,
+        MutationFact,
+        Span,
+    )
     from lintkit.core.index import ModuleInfo, ProjectIndex
     from lintkit.core.project import Project
     from lintkit.core.rule import Expect, Invalid, Rule, RuleOptions, Valid

@@ -36,6 +36,16 @@ class Project:
             self._lines[path] = re.split(r"\r\n|\r|\n", decode_source(raw))
         return self._lines[path]
 
+    def source_text(self, path: str, span: tuple[int, int, int, int]) -> str:
+        """The text a span covers (a fix that wraps an expression needs it)."""
+        line, column, end_line, end_column = span
+        lines = self.source_lines(path)[line - 1:end_line]
+        if not lines:
+            return ""
+        if len(lines) == 1:
+            return lines[0][column - 1:end_column - 1]
+        return "\n".join([lines[0][column - 1:], *lines[1:-1], lines[-1][:end_column - 1]])
+
 
 def decode_source(raw: bytes) -> str:
     """Decode Python source as the interpreter would (BOM, PEP 263 cookie), never failing."""

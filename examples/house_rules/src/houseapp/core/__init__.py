@@ -1,0 +1,3 @@
+from houseapp.core.element import Element
+
+__all__ = ["Element"]
