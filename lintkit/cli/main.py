@@ -208,6 +208,8 @@ def _collect(results: list[Any], cwd: Path, buffer: tuple[Path, bytes] | None = 
 
     report = Report(diagnostics=[], rules=list(all_rules()))
     for result in results:
+        # A project's plugin rules are described too (SARIF lists every rule it ran).
+        report.rules += [type(r) for r in result.rules if type(r) not in report.rules]
         report.diagnostics.extend(rebase(d, result.root, cwd) for d in result.diagnostics)
         report.suppressed.extend(replace(s, diagnostic=rebase(s.diagnostic, result.root, cwd))
                                  for s in result.suppressed)

@@ -1,15 +1,83 @@
 """Phase 1 for a set of files: read each file and extract its facts.
 
-This is the part that parses, so it is the part that is cached and parallelised; its
-results are plain data.
+This is the part that parses, so it is the part that is cached and parallelised, and this
+module decides how: every file's bytes are hashed and looked up in the content cache
+(``lintkit.engine.cache``); the files that miss are parsed in this process when they are
+few, and otherwise in worker processes, in batches, largest files first. Whichever way a
+file goes, its facts travel as the same JSON text the cache stores, so cached, parallel and
+in-process runs give identical facts by construction. A run in which every file hits the
+cache never imports LibCST.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from lintkit.core.facts import FileFacts, ParseError
+from lintkit.core.facts import FACTS_VERSION, FileFacts, ParseError, facts_from_data, facts_to_data
+from lintkit.engine.cache import FactsCache, cache_salt, content_hash
+
+Progress = Callable[[int, int], None]
+
+# Below these a pool costs more than it saves: starting workers and shipping results back
+# takes tens of milliseconds, about what LibCST needs for 50 KB of source.
+POOL_MIN_FILES = 8
+POOL_MIN_BYTES = 96 * 1024
+# Batches shrink as the work runs out (guided scheduling), so the workers finish together.
+_BATCH_SHARE = 3
+_BATCH_MIN_BYTES = 24 * 1024
+
+
+@dataclass(frozen=True)
+class Phase1Options:
+    #: Where cache entries live; None runs without the cache.
+    cache_dir: Path | None = None
+    #: Worker processes for the files that must be parsed; None: the usable cores.
+    jobs: int | None = None
+
+
+@dataclass
+class Phase1Result:
+    facts: list[FileFacts]
+    #: The paths parsed in this run (the rest came from the cache or could not be read).
+    parsed: list[str] = field(default_factory=list)
+    from_cache: int = 0
+    #: Worker processes used (0: everything ran in this process).
+    workers: int = 0
+
+
+def usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def phase1_settings(settings: Any) -> dict[str, Any]:
+    """The part of ``[tool.lion-lint]`` that changes what phase 1 extracts; it keys the cache.
+
+    Today nothing does: facts depend on a file's path and bytes alone, so editing a rule's
+    options keeps every cached entry. A setting that ever changes extraction must be
+    returned here, or stale facts would be served after it changes.
+    """
+    return {}
+
+
+def options_for(root: Path, settings: Any, *, use_cache: bool, cache_dir: Path | None = None,
+                jobs: int | None = None) -> Phase1Options:
+    """Phase-1 options for a project: ``cache_dir`` overrides the ``cache-dir`` setting
+    (which is relative to the project root)."""
+    directory = None
+    if use_cache:
+        directory = cache_dir if cache_dir is not None else root / settings.cache_dir
+    return Phase1Options(cache_dir=directory, jobs=jobs)
 
 
 def read_error(path: str, error: OSError) -> FileFacts:
@@ -20,21 +88,210 @@ def read_error(path: str, error: OSError) -> FileFacts:
 
 def analyse_file(root: Path, path: str, source: bytes | None = None) -> FileFacts:
     """The facts of one project file (``source`` stands in for the file on disk)."""
-    from lintkit.parsing.extract import extract
-
     if source is None:
         try:
             source = (root / path).read_bytes()
         except OSError as error:
             return read_error(path, error)
-    return extract(path, source, path.endswith("__init__.py"))
+    text = _extract_json(path, source)
+    return facts_from_data(json.loads(text))
 
 
-def collect_facts(root: Path, paths: list[str], overrides: dict[str, bytes],
-                  progress: Callable[[int, int], None] | None = None) -> list[FileFacts]:
-    facts = []
-    for path in paths:
-        facts.append(analyse_file(root, path, overrides.get(path)))
-        if progress is not None:
-            progress(len(facts), len(paths))
-    return facts
+def collect_facts(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
+                  progress: Progress | None = None,
+                  options: Phase1Options | None = None) -> list[FileFacts]:
+    return run_phase1(root, paths, overrides, options or Phase1Options(), progress).facts
+
+
+def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
+               options: Phase1Options, progress: Progress | None = None,
+               settings: Any = None) -> Phase1Result:
+    """The facts of ``paths`` (in that order), from the cache where it holds them."""
+    from lintkit import __version__
+
+    cache = None
+    if options.cache_dir is not None:
+        salt = cache_salt(__version__, FACTS_VERSION, phase1_settings(settings))
+        cache = FactsCache(options.cache_dir, root, salt)
+    total = len(paths)
+    facts: list[FileFacts | None] = [None] * total
+    result = Phase1Result(facts=[])
+    todo: list[_Work] = []
+    # Collection finds no garbage among freshly decoded facts, and with tens of thousands
+    # of live objects its passes cost more than the decoding itself.
+    with _collector_paused():
+        for index, path in enumerate(paths):
+            source = overrides.get(path)
+            from_disk = source is None
+            if source is None:
+                try:
+                    source = (root / path).read_bytes()
+                except OSError as error:
+                    facts[index] = read_error(path, error)
+                    continue
+            digest = content_hash(source) if cache is not None else ""
+            cached = cache.load(path, digest) if cache is not None else None
+            if cached is not None:
+                try:
+                    facts[index] = facts_from_data(cached)
+                    result.from_cache += 1
+                    continue
+                except Exception:  # a foreign or damaged entry: parse afresh
+                    pass
+            # An editor's unsaved buffer is linted but never cached; a file on disk is
+            # read again by the worker, which hashes what it parses.
+            todo.append(_Work(index, path, len(source), None if from_disk else source,
+                              store=from_disk and cache is not None))
+        done = total - len(todo)
+        if progress is not None and done:
+            progress(done, total)
+        for index, text in _extract_all(root, todo, options.jobs, cache, result):
+            facts[index] = facts_from_data(json.loads(text))
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    result.parsed = [work.path for work in todo]
+    result.facts = [f for f in facts if f is not None]
+    return result
+
+
+@dataclass(frozen=True)
+class _Work:
+    index: int
+    path: str
+    size: int
+    source: bytes | None  # None: read the file from disk
+    store: bool
+
+
+def _extract_all(root: Path, todo: list[_Work], jobs: int | None, cache: FactsCache | None,
+                 result: Phase1Result) -> Iterator[tuple[int, str]]:
+    if not todo:
+        return
+    jobs = jobs or usable_cores()
+    size = sum(work.size for work in todo)
+    if jobs == 1 or len(todo) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
+        yield from _extract_batch(root, todo, cache)
+        return
+    batches = _batches(todo, jobs)
+    result.workers = min(jobs, len(batches))
+    yield from _extract_in_pool(root, batches, result.workers, cache)
+
+
+def _batches(todo: list[_Work], jobs: int) -> list[list[_Work]]:
+    """Largest files first, in batches that shrink with the work left."""
+    ordered = sorted(todo, key=lambda work: (-work.size, work.path))
+    remaining = sum(work.size for work in ordered)
+    batches: list[list[_Work]] = []
+    batch: list[_Work] = []
+    batch_size = 0
+    target = max(remaining // (jobs * _BATCH_SHARE), _BATCH_MIN_BYTES)
+    for work in ordered:
+        batch.append(work)
+        batch_size += work.size
+        remaining -= work.size
+        if batch_size >= target:
+            batches.append(batch)
+            batch, batch_size = [], 0
+            target = max(remaining // (jobs * _BATCH_SHARE), _BATCH_MIN_BYTES)
+    if batch:
+        batches.append(batch)
+    return batches
+
+
+def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
+                     cache: FactsCache | None) -> Iterator[tuple[int, str]]:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                                   initializer=_worker_started)
+    pending = {executor.submit(_extract_batch, root, batch, cache): batch for batch in batches}
+    unfinished: list[_Work] = []
+    try:
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                batch = pending.pop(future)
+                try:
+                    yield from future.result()
+                except BrokenProcessPool:
+                    # A worker died (killed, out of memory): redo its files here, where a
+                    # real parser crash shows as it would without workers.
+                    unfinished.extend(batch)
+    except BaseException:
+        _stop_workers(executor)
+        raise
+    executor.shutdown(wait=True)
+    if unfinished:
+        yield from _extract_batch(root, unfinished, cache)
+
+
+def _pool_context() -> Any:
+    import multiprocessing
+
+    # Forking starts a worker in milliseconds with lion-lint already imported; elsewhere
+    # (macOS, Windows) the platform's default start method is the safe one.
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _stop_workers(executor: Any) -> None:
+    """Stop at once (Ctrl-C): cancel queued batches and end the workers mid-batch."""
+    processes = list(getattr(executor, "_processes", {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.terminate()
+        except (OSError, AttributeError):
+            pass
+
+
+def _worker_started() -> None:
+    import signal
+
+    # Ctrl-C is the parent's to handle: it stops the workers; they must not print tracebacks.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # What the worker inherited is never garbage: keep the collector from scanning it.
+    gc.freeze()
+
+
+def _extract_batch(root: Path, batch: Sequence[_Work],
+                   cache: FactsCache | None) -> list[tuple[int, str]]:
+    """Parse a batch of files; their facts as JSON text, stored in the cache on the way."""
+    out: list[tuple[int, str]] = []
+    with _collector_paused():
+        for work in batch:
+            source = work.source
+            if source is None:
+                try:
+                    source = (root / work.path).read_bytes()
+                except OSError as error:
+                    out.append((work.index, json.dumps(facts_to_data(read_error(work.path, error)))))
+                    continue
+            text = _extract_json(work.path, source)
+            if cache is not None and work.store:
+                cache.store_text(work.path, cache.encode(work.path, content_hash(source), text))
+            out.append((work.index, text))
+    return out
+
+
+def _extract_json(path: str, source: bytes) -> str:
+    from lintkit.parsing.extract import extract
+
+    return json.dumps(facts_to_data(extract(path, source, path.endswith("__init__.py"))),
+                      separators=(",", ":"))
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: phase 1 creates many objects and no cycles
+    (LibCST trees and facts are freed by reference counting as soon as they are dropped)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -1,0 +1,199 @@
+"""The content cache of phase-1 results: one JSON entry per project file.
+
+An entry holds a file's facts (and so its per-file diagnostics: the parse error and the
+suppression comments) and is valid for exactly one file content under one *salt*: lion-lint's
+version, ``FACTS_VERSION``, the Python and LibCST versions, and the settings that change what
+phase 1 extracts. The salt names the directory the entries live in and is written inside
+each entry; the file's path and the hash of its bytes are written there too. An entry whose
+recorded salt, path or hash differs from what is asked, or that does not decode, is a miss:
+it is rebuilt and overwritten, never trusted and never an error.
+
+Entries are written to a temporary file in the same directory and renamed into place, so a
+reader sees a whole entry or none, and two runs at once cannot leave a torn one. A cache
+that cannot be written (a read-only checkout) costs speed, never correctness.
+
+Layout::
+
+    <cache-dir>/CACHEDIR.TAG, .gitignore     markers (backup tools and git skip the directory)
+    <cache-dir>/facts-<salt>/<xx>/<name>.json one entry per project file
+
+``<name>`` hashes the file's project-relative path together with where the project lies
+relative to the cache directory, so that projects sharing one ``--cache-dir`` keep apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: The first line of CACHEDIR.TAG (https://bford.info/cachedir/); `clean` deletes only a
+#: directory that carries it with our note, so a mistyped --cache-dir cannot cost a tree.
+CACHEDIR_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"
+_TAG_NOTE = "# This directory is lion-lint's cache of phase-1 results; `lion-lint clean` removes it."
+
+
+def content_hash(source: bytes) -> str:
+    return hashlib.blake2b(source, digest_size=20).hexdigest()
+
+
+def libcst_fingerprint() -> str:
+    """LibCST's version, found without importing LibCST (a warm run never imports it)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("libcst")
+    except (ImportError, ValueError):
+        return "missing"
+    if spec is None or not spec.submodule_search_locations:
+        return "missing"
+    for location in spec.submodule_search_locations:
+        try:
+            return content_hash((Path(location) / "_version.py").read_bytes())
+        except OSError:
+            continue
+    return "unknown"
+
+
+def cache_salt(lion_lint_version: str, facts_version: int,
+               settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything besides a file's bytes that decides its phase-1 result."""
+    return {
+        "lion-lint": lion_lint_version,
+        "facts": facts_version,
+        # CPython words syntax errors and tokenizes suppression comments; LibCST parses.
+        "python": list(sys.version_info[:3]),
+        "libcst": libcst_fingerprint(),
+        "settings": dict(settings),
+    }
+
+
+class FactsCache:
+    """Phase-1 results of one project's files under one salt."""
+
+    def __init__(self, directory: Path, root: Path, salt: Mapping[str, Any]) -> None:
+        self.directory = directory
+        self.salt = json.dumps(dict(salt), sort_keys=True, separators=(",", ":"))
+        self.salt_id = hashlib.blake2b(self.salt.encode(), digest_size=8).hexdigest()
+        self.entries = directory / f"facts-{self.salt_id}"
+        try:
+            self._place = os.path.relpath(root, directory)
+        except ValueError:  # another drive (Windows): the absolute path tells projects apart
+            self._place = str(root)
+        self._prepared = False
+
+    def entry_path(self, path: str) -> Path:
+        name = hashlib.blake2b(f"{self._place}\0{path}".encode("utf-8", "surrogatepass"),
+                               digest_size=16).hexdigest()
+        return self.entries / name[:2] / f"{name}.json"
+
+    def load(self, path: str, digest: str) -> dict[str, Any] | None:
+        """The facts data cached for ``path`` with content hash ``digest``, or None."""
+        try:
+            raw = self.entry_path(path).read_bytes()
+            entry = json.loads(raw)
+            if (entry["salt"] == self.salt and entry["path"] == path
+                    and entry["hash"] == digest and isinstance(entry["facts"], dict)
+                    and entry["facts"].get("path") == path):
+                facts: dict[str, Any] = entry["facts"]
+                return facts
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            pass  # absent, truncated, corrupt or foreign: a miss
+        return None
+
+    def encode(self, path: str, digest: str, facts_json: str) -> str:
+        """An entry's text around facts already encoded as JSON (workers encode them once)."""
+        header = json.dumps({"salt": self.salt, "path": path, "hash": digest},
+                            separators=(",", ":"))
+        return f'{header[:-1]},"facts":{facts_json}}}'
+
+    def store_text(self, path: str, text: str) -> None:
+        """Write one encoded entry atomically; a cache that cannot be written is skipped."""
+        target = self.entry_path(path)
+        try:
+            if not self._prepared:
+                self._prepare()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(target, text)
+        except OSError:
+            pass
+
+    def _prepare(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", "# Created by lion-lint.\n*\n"),
+                           ("CACHEDIR.TAG", f"{CACHEDIR_SIGNATURE}\n{_TAG_NOTE}\n")):
+            marker = self.directory / name
+            if not marker.exists():
+                _write_atomically(marker, text)
+        self._prepared = True
+
+
+def is_cache_directory(directory: Path) -> bool:
+    try:
+        tag = (directory / "CACHEDIR.TAG").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return tag.startswith(CACHEDIR_SIGNATURE) and "lion-lint" in tag
+
+
+def remove_cache(directory: Path) -> bool:
+    """Delete a lion-lint cache directory: True if there was one, False if absent.
+
+    Raises ValueError for a directory that is not a lion-lint cache (nothing is deleted).
+    """
+    if not directory.exists():
+        return False
+    if not directory.is_dir() or not is_cache_directory(directory):
+        raise ValueError(f"{directory} is not a lion-lint cache directory (no CACHEDIR.TAG "
+                         "written by lion-lint); not removing it")
+    shutil.rmtree(directory)
+    return True
+
+
+def cache_directories(paths: Sequence[Path], config_path: Path | None) -> list[Path]:
+    """The cache directories of the projects the paths belong to (``cache-dir`` of each)."""
+    from lintkit.config.load import ConfigError, find_project_root, read_tool_table
+    from lintkit.config.model import Settings
+
+    default = Settings.model_fields["cache_dir"].default
+    found: list[Path] = []
+    for path in paths:
+        absolute = path.absolute()
+        if config_path is not None:
+            root, config = config_path.absolute().parent, config_path.absolute()
+        else:
+            root, config = find_project_root(absolute)
+        table = (read_tool_table(config) if config is not None else None) or {}
+        setting = table.get("cache-dir", default)
+        if not isinstance(setting, str):
+            raise ConfigError(f"{config}: [tool.lion-lint] key 'cache-dir': expected a string "
+                              f"(got {setting!r})")
+        directory = root / setting
+        if directory not in found:
+            found.append(directory)
+    return found
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp's 0600 would shut out a CI cache's other users
+        os.replace(temporary, target)
+    except BaseException:
+        _unlink(temporary)
+        raise
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
