@@ -140,7 +140,9 @@ def check(**kwargs: Any) -> None:
         options = RunOptions(select=_split(args.select) or None,
                              extend_select=_split(args.extend_select),
                              ignore=_split(args.ignore), stdin=buffer,
-                             progress=bar if show_progress else None)
+                             progress=bar if show_progress else None,
+                             baseline=args.baseline.absolute() if args.baseline else None,
+                             record_baseline=args.write_baseline is not None)
 
         def lint(stdin: tuple[Path, bytes] | None = buffer) -> list[Any]:
             results = lint_paths(targets, args.config_file, compose, replace(options, stdin=stdin))
@@ -163,7 +165,40 @@ def check(**kwargs: Any) -> None:
         except InternalError as error:
             _internal_error(str(error))
             return
+    if args.write_baseline is not None:
+        _write_baseline(results, args.write_baseline, targets)
+    held = sum(r.baselined for r in results)
+    if held and not args.quiet:
+        click.echo(f"lion-lint: {held} diagnostic{'s' if held != 1 else ''} recorded in the "
+                   "baseline not shown", err=True)
     _report(results, cwd, args, buffer)
+
+
+def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None:
+    """--write-baseline: record what this run found (keeping the entries of files it did
+    not check) and exit 0."""
+    from lintkit.config.load import ConfigError
+    from lintkit.engine import baseline
+
+    path = path.absolute()
+    fresh = baseline.entries_for(((r.root, r.diagnostics, r.baseline_keys) for r in results),
+                                 path.parent)
+    if path.is_file():
+        try:
+            previous = baseline.load(path)
+        except ConfigError as error:
+            click.echo(f"lion-lint: warning: {error}; rewriting it from this run alone", err=True)
+        else:
+            fresh = baseline.keep_outside(previous, fresh,
+                                          [Path(os.path.abspath(t)) for t in targets])
+    try:
+        baseline.write(path, fresh)
+    except OSError as error:
+        _fail(f"cannot write the baseline {path}: {error}")
+    recorded = sum(fresh.values())
+    click.echo(f"lion-lint: wrote {len(fresh)} baseline entries ({recorded} diagnostic"
+               f"{'s' if recorded != 1 else ''}) to {path}", err=True)
+    sys.exit(0)
 
 
 def _changed_lines(args: CheckArgs, targets: list[Path]) -> Any:

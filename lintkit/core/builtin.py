@@ -95,4 +95,37 @@ class SuppressionWithoutReason(_EngineRule):
     summary = "A suppression comment lacks codes or a reason"
 
 
-ENGINE_RULES: tuple[type[Rule], ...] = (SyntaxErrorRule, UnusedSuppression, SuppressionWithoutReason)
+class StaleBaselineEntry(_EngineRule):
+    """A baseline entry that no longer matches any diagnostic.
+
+    ## What it does
+    Reports an entry of the baseline file (`--baseline FILE` or `baseline` in
+    `[tool.lion-lint]`) that matches fewer diagnostics than it records: the violation was
+    fixed, or the offending line or its enclosing definition changed. It is reported at the
+    entry's line in the baseline file, for entries whose file was checked in this run and
+    whose rule ran.
+
+    ## Why it matters
+    A baseline lets a team turn a gate on for new code while old violations are paid down.
+    It must only shrink: an entry left behind after its violation is fixed would silently
+    excuse the next identical violation in that scope.
+
+    ## Example
+    ```json
+    {"path": "src/pkg/ops.py", "code": "LL003", "scope": "pkg.ops.ops",
+     "fingerprint": "@route('/ops')", "count": 1}
+    ```
+    (after `@route('/ops')` was removed from `pkg.ops.ops`)
+
+    ## How to fix
+    Delete the entry (or lower its count), or rewrite the baseline from the current state
+    with `lion-lint --write-baseline FILE` and commit the smaller file.
+    """
+
+    code = "LL903"
+    name = "stale-baseline-entry"
+    summary = "A baseline entry matches no diagnostic any more"
+
+
+ENGINE_RULES: tuple[type[Rule], ...] = (SyntaxErrorRule, UnusedSuppression, SuppressionWithoutReason,
+                                        StaleBaselineEntry)

@@ -20,6 +20,7 @@ from lintkit.core.index import ProjectIndex, module_name_for
 from lintkit.core.project import Project
 from lintkit.core.rule import Rule, rule_key_matches
 from lintkit.core.suppressions import Suppressed, apply_suppressions, group_by_path
+from lintkit.engine import baseline as baselines
 from lintkit.engine import phase1
 from lintkit.engine.discovery import discover
 
@@ -41,6 +42,10 @@ class RunOptions:
     #: Called as progress(done, total) while phase 1 works through a project's files
     #: (the CLI draws a progress bar with it); the engine never prints.
     progress: Callable[[int, int], None] | None = None
+    #: A baseline file applied instead of the configured ``baseline`` (--baseline).
+    baseline: Path | None = None
+    #: Apply no baseline; key every diagnostic for a new one instead (--write-baseline).
+    record_baseline: bool = False
 
 
 @dataclass
@@ -53,6 +58,10 @@ class ProjectResult:
     files_checked: int = 0
     #: Roots of projects nested below this one (their own [tool.lion-lint]) within the targets.
     nested: list[Path] = field(default_factory=list)
+    #: How many diagnostics the baseline held back.
+    baselined: int = 0
+    #: With RunOptions.record_baseline: each diagnostic's baseline key.
+    baseline_keys: dict[Diagnostic, baselines.Key] = field(default_factory=dict)
 
 
 def plan(paths: Sequence[Path], config_path: Path | None) -> dict[Path, tuple[Path | None, list[Path]]]:
@@ -198,6 +207,18 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
         [d for d in result.diagnostics if _within(d.path, relative_targets)])
     result.suppressed = [s for s in result.suppressed if _within(s.diagnostic.path, relative_targets)]
     result.files_checked = sum(1 for p in paths if _within(p, relative_targets))
+    checked = {p for p in paths if _within(p, relative_targets)}
+    chosen = None if options.record_baseline else (
+        options.baseline or baselines.configured(root, config.path, config.settings.baseline))
+
+    def ran_on(path: str) -> bool:  # a file this run checked, or one deleted since
+        return path in checked or (_within(path, relative_targets) and not (root / path).exists()
+                                   and not any(n in (root / path).parents for n in nested))
+
+    diagnostics, result.baselined, result.baseline_keys = baselines.settle(
+        result.diagnostics, project.source_lines, root, chosen, options.record_baseline, ran_on,
+        active)
+    result.diagnostics = sort_diagnostics(diagnostics)
     return result
 
 
