@@ -5,10 +5,14 @@ Every test lints a real temporary project with the real engine (LibCST, the inde
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from lintkit.cli.main import cli
 from lintkit.testing import lint_sources
 from lion_lint.rules.import_time_registration import ImportTimeRegistration
 
@@ -547,3 +551,18 @@ def test_further_effects_of_one_site_are_listed_in_the_detail() -> None:
     assert diagnostic.detail == ("also adds to _KEYS (pkg/reg.py:2) via route (pkg/reg.py:5)",)
     assert [r.message for r in diagnostic.related] == ["_ROUTES is defined here",
                                                        "route runs here"]
+
+
+# --- the bundled examples ------------------------------------------------------------------
+
+def test_lionish_example_fires_on_the_decorator_registry_only() -> None:
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    runner = CliRunner()
+    lionish = runner.invoke(cli, [str(examples / "lionish"), "--select", "LL003",
+                                  "--output-format", "json", "--no-cache"])
+    assert lionish.exit_code == 1, lionish.output
+    found = [(d["path"].rpartition("examples/")[2], d["line"])
+             for d in json.loads(lionish.stdout)["diagnostics"]]
+    assert found == [("lionish/src/lionish/studio/ops.py", 4)]  # not lifecycle/policy.py
+    clean = runner.invoke(cli, [str(examples / "clean"), "--select", "LL003", "--no-cache"])
+    assert clean.exit_code == 0, clean.output
