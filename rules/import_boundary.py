@@ -27,7 +27,7 @@ from lintkit.core.imports import (
     ancestors,
     chain_to,
     format_chain,
-    hop_note,
+    hop_text,
     import_graph,
 )
 from lion_lint.rules._import_config import (
@@ -292,7 +292,7 @@ class _ContractCheck:
                        f"({why}, which includes call-time imports)")
         else:
             message = f"importing {root} loads {target} ({why})"
-        related = [Related(Location.at(e.path, e.span), hop_note(e)) for e in chain]
+        related = [Related(Location.at(e.path, e.span), hop_text(e)) for e in chain]
         return self.rule.diagnostic(first.path, first.span, message, related=related,
                                     detail=format_chain(chain), scope=first.importer)
 

@@ -260,12 +260,11 @@ def test_default_contract_reports_a_leak_through_a_parent_package_with_the_chain
                              'importing lionagi.ln.types loads pydantic (contract "neutral layer")')]
     (d,) = found
     assert d.location.column == 1 and d.location.end_column == len("from pydantic import BaseModel") + 1
-    assert d.detail == ("lionagi.ln.types -> lionagi   parent package",
-                        "lionagi -> pydantic           lionagi/__init__.py:3")
+    assert d.detail == ("lionagi.ln.types -> lionagi:  parent package",
+                        "lionagi -> pydantic:          lionagi/__init__.py:3")
     assert [(r.location.path, r.location.line, r.message) for r in d.related] == [
-        ("lionagi/__init__.py", 1,
-         "lionagi.ln.types -> lionagi (parent package, runs lionagi/__init__.py first)"),
-        ("lionagi/__init__.py", 3, "lionagi -> pydantic (import)"),
+        ("lionagi/__init__.py", 1, "lionagi.ln.types -> lionagi: parent package"),
+        ("lionagi/__init__.py", 3, "lionagi -> pydantic: lionagi/__init__.py:3"),
     ]
 
 
@@ -427,13 +426,14 @@ def test_cli_formats_carry_the_chain(tmp_path: Path) -> None:
     assert concise.stdout == ('lionagi/__init__.py:3:1: LL004 importing lionagi.ln.types loads '
                               'pydantic (contract "neutral layer")\n')
     full = run(tmp_path, "--output-format", "full").stdout
-    assert "    lionagi.ln.types -> lionagi   parent package\n" in full
-    assert "    lionagi -> pydantic           lionagi/__init__.py:3\n" in full
+    assert "    lionagi.ln.types -> lionagi:  parent package\n" in full
+    assert "    lionagi -> pydantic:          lionagi/__init__.py:3\n" in full
+    assert "note:" not in full  # the chain is printed once
     data = json.loads(run(tmp_path, "--output-format", "json").stdout)
     (d,) = data["diagnostics"]
-    assert [r["message"] for r in d["related"]] == [
-        "lionagi.ln.types -> lionagi (parent package, runs lionagi/__init__.py first)",
-        "lionagi -> pydantic (import)"]
+    assert [(r["line"], r["message"]) for r in d["related"]] == [
+        (1, "lionagi.ln.types -> lionagi: parent package"),
+        (3, "lionagi -> pydantic: lionagi/__init__.py:3")]
     assert len(d["detail"]) == 2
 
 

@@ -404,6 +404,42 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
                "(its docstring, examples and check)")
 
 
+@cli.command("imports")
+@click.argument("module")
+@click.option("--output-format", type=click.Choice(("tree", "flat", "json")), default="tree",
+              show_default=True, help="A tree of first arrivals, a flat sorted list, or JSON.")
+@click.option("--include-call-time", is_flag=True,
+              help="Also follow imports that run when the module's functions are called.")
+@click.option("--hide-stdlib", is_flag=True, help="Leave standard-library modules out.")
+@click.option("--runtime", is_flag=True,
+              help="Also import MODULE in a fresh interpreter (this runs the project's code) "
+                   "and compare what it loads with the static closure.")
+@click.option("--python", "python", type=click.Path(path_type=Path),
+              help="The interpreter for --runtime (default: the one running lion-lint).")
+@click.option("--project", type=click.Path(exists=True, path_type=Path), default=Path("."),
+              help="A directory or file in the project (default: the current directory).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="The pyproject.toml to read [tool.lion-lint] from.")
+def imports(**kwargs: Any) -> None:
+    """What importing MODULE loads (a dotted name or a file), as the LL004 gate sees it."""
+    from lintkit.cli.imports_command import ImportsArgs, UsageError, run_imports
+    from lintkit.config.load import ConfigError
+    from lintkit.engine.run import InternalError
+
+    args = ImportsArgs(**kwargs)
+    if args.config_file is not None and not args.config_file.is_file():
+        _fail(f"config file not found: {args.config_file}")
+    try:
+        status = run_imports(args, click.echo)
+    except (ConfigError, UsageError) as error:
+        _fail(str(error))
+        return
+    except InternalError as error:
+        _internal_error(str(error))
+        return
+    sys.exit(status)
+
+
 def main() -> None:
     try:
         cli(prog_name="lion-lint")

@@ -474,19 +474,16 @@ def chain_to(reached: dict[str, Edge | None], module: str) -> list[Edge]:
     return chain
 
 
+def hop_text(edge: Edge) -> str:
+    """One hop of a chain: ``lionagi -> pydantic: lionagi/__init__.py:7``."""
+    return f"{edge.importer} -> {edge.imported}: {edge.describe()}"
+
+
 def format_chain(chain: list[Edge]) -> list[str]:
-    """One line per hop, the hops aligned: ``a -> b    a/__init__.py:7``."""
-    hops = [f"{e.importer} -> {e.imported}" for e in chain]
-    width = max((len(h) for h in hops), default=0)
-    return [f"{hop:<{width}}   {edge.describe()}" for hop, edge in zip(hops, chain)]
-
-
-def hop_note(edge: Edge) -> str:
-    """One hop as a related-location message: ``pkg -> heavy (import)``."""
-    extra = f", {edge.via}" if edge.via else ""
-    if edge.kind == "parent":
-        extra = f", runs {edge.path} first"
-    return f"{edge.importer} -> {edge.imported} ({edge.label}{extra})"
+    """One line per hop, aligned; each is :func:`hop_text` with the gap widened."""
+    heads = [f"{e.importer} -> {e.imported}:" for e in chain]
+    width = max((len(h) for h in heads), default=0)
+    return [f"{head:<{width}}  {edge.describe()}" for head, edge in zip(heads, chain)]
 
 
 _GRAPHS: weakref.WeakKeyDictionary[ProjectIndex, ImportGraph] = weakref.WeakKeyDictionary()

@@ -148,6 +148,22 @@ def lint_project(root: Path, config_path: Path | None, targets: list[Path], comp
     return lint_loaded(config, available, rules, targets, options)
 
 
+def build_project(config: LoadedConfig, paths: list[str] | None = None,
+                  overrides: dict[str, bytes] | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> Project:
+    """Phases 1 and 2 for a project: every file's facts and the index (``paths`` defaults
+    to every file discovery finds)."""
+    if paths is None:
+        paths, _ = discover(config.root, config.settings, split_nested=config.path is not None
+                            and config.path.parent == config.root)
+    overrides = overrides or {}
+    facts = phase1.collect_facts(config.root, paths, overrides, progress)
+    src_roots = config.src_roots()
+    module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
+    return Project(root=config.root, index=ProjectIndex(facts, module_names),
+                   overrides=overrides)
+
+
 def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: list[Rule],
                 targets: list[Path], options: RunOptions) -> ProjectResult:
     root = config.root
@@ -172,10 +188,8 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
         if target.endswith(".py") and target not in paths and (root / target).is_file():
             paths = sorted({*paths, target})
 
-    facts = phase1.collect_facts(root, paths, overrides, options.progress)
-    src_roots = config.src_roots()
-    module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
-    project = Project(root=root, index=ProjectIndex(facts, module_names), overrides=overrides)
+    project = build_project(config, paths, overrides, options.progress)
+    facts = project.files
 
     result = ProjectResult(root=root, config=config, rules=rules,
                            nested=[n for n in nested if _targets_reach(n, targets)])

@@ -65,7 +65,11 @@ def write_full(report: Report, console: Console, *, show_suppressed: bool = Fals
         console.print(_frame(d, sources.lines(loc.path)), end="", soft_wrap=True)
         for line in d.detail:
             console.print(Text(f"    {line}", style="cyan"), soft_wrap=True)
+        # A detail line may already spell out a related place (an import chain's hop).
+        shown = {" ".join(line.split()) for line in d.detail}
         for related in d.related:
+            if " ".join(related.message.split()) in shown:
+                continue
             rl = related.location
             console.print(Text(f"  = note: {rl.path}:{rl.line}:{rl.column}: {related.message}",
                                style="cyan"), soft_wrap=True)
