@@ -1,0 +1,89 @@
+"""The real pre-commit, installing this checkout's hook into its own environment.
+
+The hook's repository is a snapshot of this working tree (a local git repository, as
+pre-commit clones hooks from git); its environment is built with the machine's installed
+packages visible and no package index, so the test needs no network.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from integration_support import BAD, git, git_init, make_project
+
+REPO = Path(__file__).resolve().parents[1]
+LEGACY = "from pkg.base import Params\n\n\nclass Legacy(Params):\n    __hash__ = None\n"
+IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+
+
+def _snapshot(target: Path) -> str:
+    """Commit this checkout's package as it is now into ``target``; returns the commit."""
+    target.mkdir()
+    for name in (".pre-commit-hooks.yaml", "pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, target / name)
+    for name in ("lintkit", "rules"):
+        shutil.copytree(REPO / name, target / name, ignore=IGNORED)
+    git_init(target)
+    return git(target, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(scope="module")
+def hooked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A project in a git repository whose commits run lion-lint through pre-commit."""
+    base = tmp_path_factory.mktemp("precommit")
+    rev = _snapshot(base / "hook-repo")
+    project = make_project(base / "project", {"src/pkg/legacy.py": LEGACY})
+    (project / "src/pkg/bad.py").unlink()
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {base / 'hook-repo'}\n    rev: {rev}\n"
+        "    hooks:\n      - id: lion-lint\n")
+    git_init(project)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(base / "cache"),
+           "VIRTUALENV_SYSTEM_SITE_PACKAGES": "1", "PIP_NO_INDEX": "1",
+           # Build with the setuptools virtualenv seeds instead of fetching one into an
+           # isolated build environment (pip reads this variable's "0" as "no isolation").
+           "PIP_NO_BUILD_ISOLATION": "0",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env.pop("NO_COLOR", None)
+    for command in (["install"], ["install-hooks"]):
+        done = subprocess.run([sys.executable, "-m", "pre_commit", *command], cwd=project,
+                              env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stdout + done.stderr
+    return project, env
+
+
+def _commit(project: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "commit", "-m", message], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_a_staged_violation_fails_the_commit_and_a_clean_change_passes(
+        hooked: tuple[Path, dict[str, str]]) -> None:
+    project, env = hooked
+    bad = project / "src/pkg/bad.py"
+    bad.write_text(BAD)
+    git(project, "add", "src/pkg/bad.py")
+    failed = _commit(project, env, "add Bad")
+    assert failed.returncode != 0
+    output = failed.stdout + failed.stderr
+    assert "lion-lint" in output and "Failed" in output
+    # Bad's chain runs through files that were not staged: the hook indexed the project.
+    assert ("src/pkg/bad.py:7:7: LL001 Bad descends from Params (via Mid) but its @dataclass "
+            "does not pass eq=False") in output
+    # legacy.py's old violation is not in a staged file, so it is not reported.
+    assert "legacy.py" not in output
+    assert git(project, "status", "--porcelain", "src/pkg/bad.py").startswith("A ")
+
+    bad.write_text(BAD.replace("frozen=True)", "frozen=True, eq=False)"))
+    git(project, "add", "src/pkg/bad.py")
+    passed = _commit(project, env, "add Bad, keeping the structural equality")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout + passed.stderr
+    assert git(project, "log", "-1", "--format=%s").strip() == (
+        "add Bad, keeping the structural equality")
