@@ -173,6 +173,15 @@ class ProjectIndex:
                 return module
         return None
 
+    def canonical(self, symbol: str) -> str:
+        """Where a fully qualified name (a rule's configured ``pkg.Params``) is defined,
+        following re-exports and aliases (``pkg.base.Params``); unchanged when it lies
+        outside the project or names nothing the index can follow."""
+        module = self.project_module_of(symbol)
+        if module is None or module == symbol:
+            return symbol
+        return self.resolve(module, symbol[len(module) + 1:]) or symbol
+
     # --- name resolution --------------------------------------------------------------------
 
     def resolve(self, module: str, dotted: str, scope: str = "") -> str | None:
