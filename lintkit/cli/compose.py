@@ -16,9 +16,10 @@ def shipped_rules() -> tuple[type[Rule], ...]:
     from lion_lint.rules.import_boundary import ImportBoundary
     from lion_lint.rules.import_time_registration import ImportTimeRegistration
     from lion_lint.rules.layer_order import LayerOrder
+    from lion_lint.rules.sentinel_inventory import SentinelInventory
     from lion_lint.rules.structural_eq import StructuralEq
 
-    return (StructuralEq, ImportTimeRegistration, ImportBoundary, LayerOrder)
+    return (StructuralEq, SentinelInventory, ImportTimeRegistration, ImportBoundary, LayerOrder)
 
 
 def compose(config: LoadedConfig) -> Sequence[type[Rule]]:
