@@ -807,3 +807,18 @@ def test_lionish_example_fires_and_clean_example_passes() -> None:
     assert any("is not in LEGACY_SENTINEL_COLLAPSE_ALLOWLIST" in line for line in lines)
     clean = lion_lint("examples/clean")
     assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+def test_readme_table_shows_the_defaults() -> None:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    header = "[tool.lion-lint.sentinel-inventory]\n"
+    block = readme[readme.index(header):].split("```", 1)[0]
+    table = tomllib.loads(block)["tool"]["lion-lint"]["sentinel-inventory"]
+    options = SentinelInventory.Options.model_validate(table)
+    assert options == SentinelInventory.Options()
+    assert set(table) == {name.replace("_", "-") for name in SentinelInventory.Options.model_fields}
