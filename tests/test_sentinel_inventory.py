@@ -822,3 +822,23 @@ def test_readme_table_shows_the_defaults() -> None:
     options = SentinelInventory.Options.model_validate(table)
     assert options == SentinelInventory.Options()
     assert set(table) == {name.replace("_", "-") for name in SentinelInventory.Options.model_fields}
+
+
+def test_fix_rewrites_a_wrong_or_missing_site(tmp_path: Path) -> None:
+    from lintkit.testing import write_project
+
+    module = ("from lionagi.ln.types._sentinel import _compat_is_sentinel\n\n"
+              "class C:\n"
+              "    def m(self, v):\n"
+              "        return _compat_is_sentinel(v, site='app.mod.C.old', none_as_sentinel=True)\n\n"
+              "def f(v):\n"
+              "    return _compat_is_sentinel(v, empty_as_sentinel=True)\n")
+    write_project(tmp_path, {"pyproject.toml": "[tool.lion-lint]\n", "app/__init__.py": "",
+                             "app/mod.py": module,
+                             **mechanism(pair("app.mod.C.m", "none"), pair("app.mod.f", "empty"))})
+    result = subprocess.run([sys.executable, "-m", "lintkit", ".", "--select", "LL002", "--fix"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    fixed = (tmp_path / "app/mod.py").read_text(encoding="utf-8")
+    assert fixed == module.replace("'app.mod.C.old'", "'app.mod.C.m'").replace(
+        "empty_as_sentinel=True)\n", "empty_as_sentinel=True, site='app.mod.f')\n")
