@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from integration_support import BAD, git, git_init, make_project
+from integration_support import BAD, BAD_MESSAGE, git, git_init, make_project, run
 
 REPO = Path(__file__).resolve().parents[1]
 LEGACY = "from pkg.base import Params\n\n\nclass Legacy(Params):\n    __hash__ = None\n"
+EXCLUDED = 'src = ["src"]\nextend-exclude = ["src/pkg/generated"]'
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
 
 
@@ -39,6 +40,8 @@ def hooked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, st
     rev = _snapshot(base / "hook-repo")
     project = make_project(base / "project", {"src/pkg/legacy.py": LEGACY})
     (project / "src/pkg/bad.py").unlink()
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('src = ["src"]', EXCLUDED))
     (project / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {base / 'hook-repo'}\n    rev: {rev}\n"
         "    hooks:\n      - id: lion-lint\n")
@@ -81,9 +84,29 @@ def test_a_staged_violation_fails_the_commit_and_a_clean_change_passes(
     assert git(project, "status", "--porcelain", "src/pkg/bad.py").startswith("A ")
 
     bad.write_text(BAD.replace("frozen=True)", "frozen=True, eq=False)"))
-    git(project, "add", "src/pkg/bad.py")
+    # A staged file the configuration excludes is left out, though pre-commit names it.
+    generated = project / "src/pkg/generated/made.py"
+    generated.parent.mkdir()
+    generated.write_text(LEGACY)
+    git(project, "add", "src/pkg/bad.py", "src/pkg/generated/made.py")
     passed = _commit(project, env, "add Bad, keeping the structural equality")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout + passed.stderr
     assert git(project, "log", "-1", "--format=%s").strip() == (
         "add Bad, keeping the structural equality")
+
+
+def test_named_files_are_reported_alone_from_the_whole_index(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {"src/pkg/legacy.py": LEGACY,
+                                      "src/pkg/generated/made.py": LEGACY})
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('src = ["src"]', EXCLUDED))
+    # Bad's family is only known from mid.py and base.py, which are not named.
+    named = run("src/pkg/bad.py", "src/pkg/clean.py", cwd=project)
+    assert named.stdout == f"src/pkg/bad.py:7:7: LL001 {BAD_MESSAGE}\n"
+    assert run("src/pkg/clean.py", cwd=project).returncode == 0
+    # An excluded file named explicitly is linted, unless exclusions are forced.
+    assert "made.py:5:5: LL001" in run("src/pkg/generated/made.py", cwd=project).stdout
+    forced = run("--force-exclude", "src/pkg/generated/made.py", "src/pkg/clean.py", cwd=project)
+    assert (forced.returncode, forced.stdout) == (0, "")
+    assert run("--force-exclude", "src/pkg/bad.py", cwd=project).stdout == named.stdout

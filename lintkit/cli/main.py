@@ -75,6 +75,7 @@ class CheckArgs:
     diff: bool
     changed_since: str | None
     stdin_filename: Path | None
+    force_exclude: bool
     baseline: Path | None
     write_baseline: Path | None
     cache_dir: Path | None
@@ -103,6 +104,8 @@ class CheckArgs:
               help="Report only diagnostics on lines changed since the git revision REV.")
 @click.option("--stdin-filename", type=click.Path(path_type=Path),
               help="Lint source read from stdin as if it were this file.")
+@click.option("--force-exclude", is_flag=True,
+              help="Leave out excluded files even when named (for pre-commit).")
 @click.option("--baseline", type=click.Path(path_type=Path),
               help="Report only diagnostics not recorded in this baseline file.")
 @click.option("--write-baseline", type=click.Path(path_type=Path),
@@ -141,6 +144,7 @@ def check(**kwargs: Any) -> None:
                              extend_select=_split(args.extend_select),
                              ignore=_split(args.ignore), stdin=buffer,
                              progress=bar if show_progress else None,
+                             force_exclude=args.force_exclude,
                              baseline=args.baseline.absolute() if args.baseline else None,
                              record_baseline=args.write_baseline is not None)
 

@@ -42,6 +42,9 @@ class RunOptions:
     #: Called as progress(done, total) while phase 1 works through a project's files
     #: (the CLI draws a progress bar with it); the engine never prints.
     progress: Callable[[int, int], None] | None = None
+    #: Keep excluded files out even when named explicitly (pre-commit names every staged
+    #: file, excluded or not).
+    force_exclude: bool = False
     #: A baseline file applied instead of the configured ``baseline`` (--baseline).
     baseline: Path | None = None
     #: Apply no baseline; key every diagnostic for a new one instead (--write-baseline).
@@ -183,8 +186,9 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
         if relative not in paths:
             paths = sorted({*paths, relative})
         relative_targets = [relative]
-    # An explicitly named file is linted even if excluded (as other linters do).
-    for target in relative_targets:
+    # An explicitly named file is linted even if excluded (as other linters do), unless
+    # exclusions are forced.
+    for target in relative_targets if not options.force_exclude else ():
         if target.endswith(".py") and target not in paths and (root / target).is_file():
             paths = sorted({*paths, target})
 
