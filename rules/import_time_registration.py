@@ -235,7 +235,7 @@ class ImportTimeRegistration(Rule):
                 what, noun = "every class it creates", "project class"
             elif fn.name == DESCRIPTOR_HOOK:
                 triggers = _descriptor_uses(project, model, symbol)
-                what, noun = "itself wherever it is assigned", "class attribute"
+                what, noun = "each class attribute it is assigned to", "class attribute"
             else:
                 continue
             owners = {index.project_module_of(t) for t in triggers}

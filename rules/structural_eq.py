@@ -175,7 +175,8 @@ class StructuralEq(Rule):
         return frozenset(found)
 
     def _report(self, index: ProjectIndex, info: ModuleInfo, cls: ClassFact, chain: list[str],
-                span: tuple[int, int, int, int], problem: str, fix: Fix | None = None) -> Diagnostic:
+                span: tuple[int, int, int, int], problem: str, fix: Fix | None = None,
+                scope: str | None = None) -> Diagnostic:
         authority = chain[-1].rpartition(".")[2]
         via = [index.classes[s][1].qualname for s in chain[1:-1] if s in index.classes]
         lineage = f" (via {' -> '.join(via)})" if via else ""
@@ -186,7 +187,7 @@ class StructuralEq(Rule):
             for s in chain[1:] if s in index.classes
         ]
         return self.diagnostic(info.path, span, f"{subject} {problem}", related=related, fix=fix,
-                               scope=f"{info.name}.{cls.qualname}")
+                               scope=scope or f"{info.name}.{cls.qualname}")
 
     # --- decorators ------------------------------------------------------------------------
 
@@ -234,7 +235,7 @@ class StructuralEq(Rule):
                     symbol = index.resolve_expr(info.name, mutation.target, mutation.scope)
                     if symbol in family:
                         yield self._assigned_later(index, info, symbol, family[symbol],
-                                                   mutation.attr, mutation.span)
+                                                   mutation.attr, mutation.span, mutation.scope)
             for call in info.facts.calls:
                 args = call.call.items
                 if call.func != "setattr" or len(args) < 2:
@@ -245,15 +246,18 @@ class StructuralEq(Rule):
                 symbol = index.resolve_expr(info.name, args[0], call.scope)
                 if name in EQ_METHODS and symbol in family:
                     yield self._assigned_later(index, info, symbol, family[symbol], name,
-                                               call.span)
+                                               call.span, call.scope)
 
     def _assigned_later(self, index: ProjectIndex, info: ModuleInfo, symbol: str,
-                        chain: list[str], method: str, span: tuple[int, int, int, int]) -> Diagnostic:
+                        chain: list[str], method: str, span: tuple[int, int, int, int],
+                        where: str) -> Diagnostic:
         _, cls = index.classes[symbol]
         authority = chain[-1].rpartition(".")[2]
+        # The assignment may sit in another module: its scope is where it is written.
         return self._report(index, info, cls, chain, span,
                             f"gets {method} assigned after its definition, replacing the "
-                            f"structural one of {authority}")
+                            f"structural one of {authority}",
+                            scope=f"{info.name}.{where}" if where else info.name)
 
     # --- dynamic creation ----------------------------------------------------------------
 

@@ -16,6 +16,8 @@ from click.testing import CliRunner
 from lintkit.cli.main import cli
 from lintkit.core.builtin import ENGINE_RULES, StaleBaselineEntry
 from lintkit.core.rule import DOC_SECTIONS
+from lintkit.testing import lint_sources
+from lion_lint.rules.structural_eq import StructuralEq
 
 REGISTRY = """\
 HANDLERS = {}
@@ -260,3 +262,17 @@ def test_the_stale_entry_rule_is_documented() -> None:
     assert StaleBaselineEntry in ENGINE_RULES
     docs = StaleBaselineEntry.docs()
     assert all(docs[section] for section in DOC_SECTIONS)
+
+
+def test_ll001_keys_an_assignment_in_another_module_by_that_modules_scope() -> None:
+    """The baseline keys on Diagnostic.scope: it must name where the offending code is."""
+    files = {"pkg/__init__.py": "",
+             "pkg/base.py": ("from dataclasses import dataclass\n\n\n"
+                             "@dataclass(frozen=True, eq=False)\nclass Params: ...\n\n\n"
+                             "@dataclass(frozen=True, eq=False)\nclass Child(Params): ...\n"),
+             "pkg/patch.py": ("from pkg.base import Child\n\n\n"
+                              "def patch():\n    Child.__eq__ = lambda self, other: True\n\n\n"
+                              "Child.__hash__ = None\n")}
+    found = lint_sources(files, [StructuralEq], options={"authorities": ["pkg.base.Params"]})
+    assert [(d.path, d.scope) for d in found] == [("pkg/patch.py", "pkg.patch.patch"),
+                                                  ("pkg/patch.py", "pkg.patch")]

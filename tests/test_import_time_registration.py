@@ -566,3 +566,4 @@ def test_lionish_example_fires_on_the_decorator_registry_only() -> None:
     assert found == [("lionish/src/lionish/studio/ops.py", 4)]  # not lifecycle/policy.py
     clean = runner.invoke(cli, [str(examples / "clean"), "--select", "LL003", "--no-cache"])
     assert clean.exit_code == 0, clean.output
+
