@@ -457,3 +457,16 @@ def test_import_time_closure_reaches_in_order() -> None:
     reached = graph.closure("pkg.core.x", IMPORT_TIME)
     assert list(reached) == ["pkg.core.x", "pkg", "pkg.core", "a", "b"]
     assert [e.kind for e in chain_to(reached, "b")] == ["parent", "import"]
+
+
+def test_examples_fire_ll004_and_ll005_and_clean_passes() -> None:
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    lionish = run(examples / "lionish", "--select", "LL004,LL005", "--output-format", "concise")
+    assert lionish.returncode == 1, lionish.stderr
+    assert [line.split(": ", 1)[0] + ": " + line.split(": ", 1)[1][:5]
+            for line in lionish.stdout.splitlines()] == [
+        "src/lionish/__init__.py:4:1: LL004",
+        "src/lionish/ops/dispatch.py:3:1: LL005",
+    ]
+    clean = run(examples / "clean", "--select", "LL004,LL005")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
