@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 from integration_support import BAD, BAD_MESSAGE, CLEAN, make_project, run
 
 VIM = shutil.which("vim")
+README = Path(__file__).resolve().parents[1] / "README.md"
 OTHER_VIOLATION = ("from pkg.base import Params\n\n\nclass Other(Params):\n"
                    "    __hash__ = None\n")
 
@@ -95,3 +97,47 @@ def test_vim_reads_the_concise_format_into_its_quickfix_list(tmp_path: Path) -> 
              "assignment, replacing the structural one of Params without a declared override "
              "reason"),
         ], name
+
+
+def _readme_blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", README.read_text(), re.S | re.M)
+
+
+def test_the_readme_vs_code_problem_matcher_reads_the_concise_format(tmp_path: Path) -> None:
+    (tasks,) = [json.loads(b) for b in _readme_blocks("json") if "problemMatcher" in b]
+    (task,) = tasks["tasks"]
+    matcher = task["problemMatcher"]
+    pattern = matcher["pattern"]
+    project = make_project(tmp_path, {"src/pkg/other.py": OTHER_VIOLATION})
+    assert task["command"] == "lion-lint --output-format concise"
+    output = run(*task["command"].split()[1:], cwd=project).stdout
+    found = []
+    for line in output.splitlines():
+        match = re.match(pattern["regexp"], line)
+        assert match, line
+        found.append(tuple(match.group(pattern[k]) for k in ("file", "line", "column", "code")))
+    assert found == [("src/pkg/bad.py", "7", "7", "LL001"), ("src/pkg/other.py", "5", "5", "LL001")]
+    assert match.group(pattern["message"]).startswith("Other descends from Params")
+
+
+@pytest.mark.skipif(VIM is None, reason="vim is not installed")
+def test_the_readme_vim_command_lints_the_unsaved_buffer(tmp_path: Path) -> None:
+    (vim_block,) = _readme_blocks("vim")
+    command = next(line for line in vim_block.splitlines() if line.startswith("command!"))
+    project = make_project(tmp_path)
+    (project / "src/pkg/bad.py").write_text(CLEAN)  # on disk: clean; in the buffer: not
+    (tmp_path / "buffer.txt").write_text(BAD)
+    target = tmp_path / "quickfix.json"
+    script = ["edit src/pkg/bad.py", f"call setline(1, readfile('{tmp_path / 'buffer.txt'}'))",
+              command, "LionLint",
+              'call writefile([json_encode(map(getqflist(), {_, e -> [bufname(e.bufnr), '
+              f'e.lnum, e.col, e.text]}}))], "{target}")', "qall!"]
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    subprocess.run([VIM, "-es", "-N", "-u", "NONE", "-i", "NONE",
+                    *[arg for line in script for arg in ("-c", line)]],
+                   cwd=project, capture_output=True, timeout=120,
+                   env={**os.environ, "PATH": path}, stdin=subprocess.DEVNULL)
+    entries = json.loads(target.read_text())
+    assert [(f, lnum, col, text.strip()) for f, lnum, col, text in entries] == [
+        ("src/pkg/bad.py", 7, 7, f"LL001 {BAD_MESSAGE}")]
+    assert (project / "src/pkg/bad.py").read_text() == CLEAN
