@@ -112,6 +112,17 @@ def test_sarif_on_the_examples_is_valid(sarif_schema: dict) -> None:
         assert rules[item["ruleIndex"]]["id"] == item["ruleId"]
         assert item["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith(
             "examples/")
+    # Every diagnostic's related locations (LL001's bases, LL004's import chain) are there.
+    diagnostics = json.loads(run("--output-format", "json", "examples/", cwd=REPO).stdout)
+    unsuppressed = [item for item in results if "suppressions" not in item]
+    assert len(unsuppressed) == len(diagnostics["diagnostics"])
+    for item, d in zip(unsuppressed, diagnostics["diagnostics"]):
+        assert item["ruleId"] == d["code"]
+        related = [(r["physicalLocation"]["artifactLocation"]["uri"],
+                    r["physicalLocation"]["region"]["startLine"], r["message"]["text"])
+                   for r in item.get("relatedLocations", [])]
+        assert related == [(r["path"], r["line"], r["message"]) for r in d["related"]]
+    assert any(item["ruleId"] == "LL004" and item["relatedLocations"] for item in results)
 
 
 def test_statistics_count_per_rule_as_text_and_json(tmp_path: Path) -> None:
