@@ -78,8 +78,9 @@ class UuidIdentityIsString(Rule):
     ## How to fix
     Produce a string: `id: str = Field(default_factory=lambda: str(uuid4()))`
     (`lion-lint --fix` does this where the factory and the annotation can be rewritten in
-    place). Where callers may still pass a `UUID`, coerce it on the way in with a
-    `BeforeValidator`; code that needs a native UUID calls `uuid.UUID(id)`.
+    place, and no validator or serializer of the class handles the field). Where callers
+    may still pass a `UUID`, coerce it on the way in with a `BeforeValidator`; code that
+    needs a native UUID calls `uuid.UUID(id)`.
     """
 
     code = "ADR0021"
@@ -185,7 +186,9 @@ class UuidIdentityIsString(Rule):
             related += made_by[1]
         message = (f"identity field {cls.qualname}.{binding.name} {' and '.join(problems)}; "
                    "ADR-0021: a uuid identity is a str in Python")
-        fix = self._fix(project, info, binding, factory, made_by, uuid_refs)
+        fix = None
+        if not _has_field_hooks(info, cls, binding.name):
+            fix = self._fix(project, info, binding, factory, made_by, uuid_refs)
         return self.diagnostic(info.path, binding.span, message, related=related, fix=fix,
                                scope=f"{info.name}.{cls.qualname}.{binding.name}")
 
@@ -279,7 +282,8 @@ class UuidIdentityIsString(Rule):
 
         Only when it is safe: the factory is a uuid factory itself or a lambda calling one
         (a project function may have other callers), every UUID in the annotation can
-        become ``str``, and ``str`` is the builtin in that scope."""
+        become ``str``, ``str`` is the builtin in that scope, and no validator or serializer
+        of the class handles the field (it may turn the str back into a UUID)."""
         if made_by is None or factory is None or made_by[1]:
             return None  # nothing to rewrite the factory to, or it is a project function
         if not all(replaceable for _, replaceable in uuid_refs):
@@ -295,3 +299,16 @@ class UuidIdentityIsString(Rule):
             edit = Edit(path, *factory.span, f"lambda: str({callee}())")
         edits = [edit, *(Edit(path, *ref.span, "str") for ref, _ in uuid_refs)]
         return Fix("make the identity a str: lambda: str(uuid4())", tuple(edits))
+
+
+def _has_field_hooks(info: ModuleInfo, cls: ClassFact, field_name: str) -> bool:
+    """Whether a method of the class is decorated for the field (``@field_validator("id")``,
+    ``@field_serializer("id")``, ``@validator("id")``): its code may expect a UUID."""
+    for function in info.facts.functions:
+        if function.scope != cls.qualname:
+            continue
+        for decorator in function.decorators:
+            if decorator.kind == "call" and any(
+                    arg.kind == "const" and arg.value == field_name for arg in decorator.items):
+                return True
+    return False

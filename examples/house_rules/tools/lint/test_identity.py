@@ -114,3 +114,22 @@ def test_the_fix_keeps_the_union_and_the_other_arguments() -> None:
     assert diagnostic.fix is not None
     assert sorted((e.line, e.column, e.replacement) for e in diagnostic.fix.edits) == [
         (6, 9, "str"), (7, 25, "lambda: str(uuid.uuid4())")]
+
+
+def test_no_fix_when_a_validator_or_serializer_handles_the_field() -> None:
+    found = lint({"app/models.py": (
+        "from uuid import UUID, uuid4\n"
+        "from pydantic import Field, field_validator\n"
+        "from app.element import Element\n\n"
+        "class A(Element):\n"
+        "    id: UUID = Field(default_factory=uuid4)\n\n"
+        "    @field_validator('id', mode='before')\n"
+        "    def _coerce(cls, value):\n"
+        "        return UUID(str(value))\n\n"
+        "class B(Element):\n"
+        "    id: UUID = Field(default_factory=uuid4)\n\n"
+        "    @field_validator('name')\n"
+        "    def _other(cls, value):\n"
+        "        return value\n"
+    )})
+    assert [(d.location.line, d.fix is None) for d in found] == [(6, True), (13, False)]
