@@ -470,3 +470,25 @@ def test_examples_fire_ll004_and_ll005_and_clean_passes() -> None:
     ]
     clean = run(examples / "clean", "--select", "LL004,LL005")
     assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+def test_readme_configuration_validates_and_lists_the_default_contract() -> None:
+    import re
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    from lion_lint.rules.import_boundary import NEUTRAL_LAYER_FORBIDS
+    from lion_lint.rules.layer_order import LayerOrder
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("[[tool.lion-lint.boundaries]]")
+    table = tomllib.loads(readme[start:].split("```", 1)[0])["tool"]["lion-lint"]
+    assert ImportBoundary.options_from_config(table).boundaries
+    assert LayerOrder.options_from_config(table).layers is not None
+    default = readme[readme.index("LionAGI's neutral-layer contract applies"):]
+    default = default.split("\n\n", 1)[0]
+    named = set(re.findall(r"`([a-z0-9_*.]+)`", default)) - {"lionagi.ln.types"}
+    assert named == set(NEUTRAL_LAYER_FORBIDS)
