@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 
 from lintkit import (
     Diagnostic,
@@ -82,6 +83,10 @@ class Options(RuleOptions):
     replace_functions: tuple[str, ...] = ("dataclasses.replace", "copy.replace")
     partial_functions: tuple[str, ...] = ("functools.partial",)
     setattr_functions: tuple[str, ...] = ("builtins.setattr", "builtins.object.__setattr__")
+    #: Files that exercise the runtime gate on purpose (globs; without a "/" they match the
+    #: file name): neither sites nor reported, as LionAGI's own gate covers the package only.
+    test_files: tuple[str, ...] = ("tests/*", "*/tests/*", "test_*.py", "*_test.py",
+                                   "conftest.py")
 
 
 class SentinelInventory(Rule):
@@ -110,7 +115,8 @@ class SentinelInventory(Rule):
     `setattr`/`object.__setattr__` with a flag name, or `SomeClass._config = ...` outside
     that class's body. Names resolve through imports, aliases and re-exports. `False` and
     omitted flags are not sites. The modules that implement the mechanism may forward flags
-    as variables; a literal `True` there is still a site.
+    as variables; a literal `True` there is still a site. Test files (`tests/`, `test_*.py`)
+    may set flags to exercise the runtime gate and are left out.
 
     ## Why it matters
     ADR-0119 D1: `Undefined`, `Unset` and `None` mean one thing everywhere. The two legacy
@@ -191,8 +197,14 @@ class SentinelInventory(Rule):
         names = _Names.build(index, self.options)
         inventory = _Inventory()
         for info in index.by_path.values():
-            yield from _ModuleCheck(self, project, info, names, inventory).run()
+            if not self._is_test(info.path):
+                yield from _ModuleCheck(self, project, info, names, inventory).run()
         yield from self._compare(index, inventory)
+
+    def _is_test(self, path: str) -> bool:
+        name = path.rpartition("/")[2]
+        return any(fnmatchcase(path if "/" in pattern else name, pattern)
+                   for pattern in self.options.test_files)
 
     # --- the constant against the discovered inventory -------------------------------------
 

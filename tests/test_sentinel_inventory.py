@@ -842,3 +842,15 @@ def test_fix_rewrites_a_wrong_or_missing_site(tmp_path: Path) -> None:
     fixed = (tmp_path / "app/mod.py").read_text(encoding="utf-8")
     assert fixed == module.replace("'app.mod.C.old'", "'app.mod.C.m'").replace(
         "empty_as_sentinel=True)\n", "empty_as_sentinel=True, site='app.mod.f')\n")
+
+
+def test_test_files_exercise_the_runtime_gate_and_are_left_out() -> None:
+    test = HEADER5 + ("def test_rejected():\n"
+                      "    class Unlisted(Params):\n        _config = ModelConfig(True)\n"
+                      "    Unlisted._config = ModelConfig(empty_as_sentinel=True)\n")
+    files = {"app/__init__.py": "", "tests/test_gate.py": test, "app/test_local.py": test,
+             "tests/conftest.py": test}
+    assert ll002(files) == []
+    found = ll002(files, test_files=[])
+    assert {path for path, *_ in found} == {"tests/test_gate.py", "app/test_local.py",
+                                            "tests/conftest.py"}
