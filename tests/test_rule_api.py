@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from lintkit import Diagnostic, Edit, Expect, Fix, Invalid, Project, Related, Rule, Valid
 from lintkit.core.facts import facts_from_data, facts_to_data
+from lintkit.core.index import ProjectIndex
 from lintkit.parsing.extract import extract
+from lintkit.testing import check_definition, check_example, lint_sources, rule_tests
 
 
 def test_a_union_annotation_keeps_both_operands() -> None:
@@ -15,3 +25,116 @@ def test_a_union_annotation_keeps_both_operands() -> None:
     assert annotation.span == (2, 9, 2, 20)
     decoded = facts_from_data(facts_to_data(facts))
     assert decoded.bindings[0].annotation == annotation
+
+
+# --- the testing helpers: they must fail when a rule misbehaves ----------------------------------
+
+class NoPrint(Rule):
+    """Calls to print.
+
+    ## What it does
+    Reports `print(...)`.
+
+    ## Why it matters
+    Output belongs to the logger.
+
+    ## Example
+    ```python
+    print(1)
+    ```
+
+    ## How to fix
+    Log it (`--fix` deletes the call's name, which is enough for a test).
+    """
+
+    code = "TT001"
+    name = "no-print"
+    summary = "No print calls"
+    valid = (Valid("log(1)\n", name="other call"),)
+    invalid = (Invalid("x = 1\nprint(x)\n", expect=Expect(2, "TT001", 1, "print call"),
+                       fixed="x = 1\nlog(x)\n", name="fixed"),)
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        for info in project.index.by_path.values():
+            for call in info.facts.calls:
+                if call.func == "print" and call.call.func is not None:
+                    span = call.call.func.span
+                    yield self.diagnostic(info.path, call.span, "print call", fix=Fix(
+                        "log instead", (Edit(info.path, *span, "log"),)))
+
+
+test_no_print = rule_tests(NoPrint)
+
+
+def test_rule_tests_makes_one_test_per_example_and_one_for_the_definition() -> None:
+    (mark,) = test_no_print.pytestmark  # type: ignore[attr-defined]
+    assert [param.id for param in mark.args[1]] == [
+        "TT001-definition", "TT001-valid-other call", "TT001-invalid-fixed"]
+
+
+@pytest.mark.parametrize(("example", "complaint"), [
+    (Valid("print(1)\n", name="v"), "valid example 'v' of TT001 reported:\n"
+                                    "    example.py:1:1: TT001 print call"),
+    (Invalid("print(1)\n", expect=Expect(2)), "expected:\n    *:2\n  reported:\n"
+                                              "    example.py:1:1: TT001 print call"),
+    (Invalid("print(1)\n", expect=Expect(1, message="printf")), "...printf..."),
+    (Invalid("print(1)\n", expect=Expect(1, column=3)), "*:1:3"),
+    (Invalid("print(1)\n", expect=Expect(1, code="TT002")), "*:1 TT002"),
+    (Invalid({"a.py": "print(1)\n"}, expect=Expect(1, path="b.py")), "b.py:1"),
+    (Invalid("print(1)\n", expect=(1, 1)), "reported:\n    example.py:1:1"),
+    (Invalid("print(1)\n", expect=1, fixed="echo(1)\n", name="f"),
+     "after --fix, example.py is\n    | log(1)\n  but 'fixed' says\n    | echo(1)"),
+])
+def test_a_misbehaving_example_fails_with_what_was_expected_and_found(
+        example: Valid | Invalid, complaint: str) -> None:
+    with pytest.raises(AssertionError) as failure:
+        check_example(NoPrint, example)
+    assert complaint in str(failure.value)
+
+
+def test_expect_may_be_one_expect_or_bare_lines() -> None:
+    assert Invalid("", expect=Expect(3)).expect == (Expect(3),)
+    assert Invalid("", expect=(2, Expect(5, "X1"))).expect == (Expect(2), Expect(5, "X1"))
+
+
+def test_check_definition_names_what_is_missing() -> None:
+    class Bare(Rule):
+        code = "tt1"
+        name = "bare"
+        summary = ""
+
+    with pytest.raises(AssertionError) as failure:
+        check_definition(Bare)
+    message = str(failure.value)
+    for fragment in ("code must be capitals then digits", "summary must be",
+                     "it does not define check", "lacks a '## Why it matters' section",
+                     "no valid examples", "no invalid examples"):
+        assert fragment in message
+
+
+def test_lint_sources_runs_a_multi_module_project(tmp_path: Path) -> None:
+    found = lint_sources({"pkg/__init__.py": "", "pkg/a.py": "print()\n"}, [NoPrint],
+                         root=tmp_path)
+    assert [(d.path, d.location.line) for d in found] == [("pkg/a.py", 1)]
+    assert (tmp_path / "pkg/a.py").is_file()
+
+
+def test_related_at_and_source_text(tmp_path: Path) -> None:
+    related = Related.at("a.py", (1, 2, 3, 4), "here")
+    assert (related.location.path, related.location.line, related.location.end_column,
+            related.message) == ("a.py", 1, 4, "here")
+    (tmp_path / "a.py").write_text("x = f(\n    1,\n  2)\n")
+    project = Project(root=tmp_path, index=ProjectIndex([], {}))
+    assert project.source_text("a.py", (1, 5, 3, 5)) == "f(\n    1,\n  2)"
+    assert project.source_text("a.py", (2, 5, 2, 6)) == "1"
+
+
+def test_the_public_api_resolves_lazily() -> None:
+    import lintkit
+
+    for name in lintkit.__all__:
+        assert getattr(lintkit, name) is not None
+    fresh = subprocess.run([sys.executable, "-c", "import sys, lintkit; "
+                            "print('lintkit.core.rule' in sys.modules)"],
+                           capture_output=True, text=True, timeout=60)
+    assert fresh.stdout == "False\n"
