@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from lintkit import (
@@ -21,10 +20,6 @@ from lintkit import (
     RuleOptions,
     Valid,
 )
-
-#: ``super(Edge, self).__init__``: a callee the facts cannot name, so read from the source.
-_EXPLICIT_SUPER = re.compile(r"^super\s*\(.*\)\s*\.\s*__init__$", re.DOTALL)
-
 
 class Options(RuleOptions):
     #: The envelope classes; their project subclasses (at any depth, in any module) are checked.
@@ -147,10 +142,11 @@ class ElementInitForwardsKwargs(Rule):
         func = call.func
         if func == "super().__init__":
             return True
-        if func is None:
-            callee = call.call.func
-            return callee is not None and bool(
-                _EXPLICIT_SUPER.match(project.source_text(info.path, callee.span)))
+        callee = call.call.func
+        if func is None:  # `super(Edge, self).__init__`: the attribute of a call
+            return (callee is not None and callee.kind == "attr" and callee.text == "__init__"
+                    and callee.func is not None and callee.func.kind == "call"
+                    and callee.func.func is not None and callee.func.func.ref == "super")
         owner, _, method = func.rpartition(".")
         if method != "__init__" or not owner:
             return False  # `Base.__init__(self, ...)`: Base must be an ancestor
