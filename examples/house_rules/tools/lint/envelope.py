@@ -125,7 +125,8 @@ class ElementInitForwardsKwargs(Rule):
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         index = project.index
-        for symbol, chain in index.subclasses_of(frozenset(self.options.bases)).items():
+        bases = frozenset(index.canonical(name) for name in self.options.bases)
+        for symbol, chain in index.subclasses_of(bases).items():
             info, cls = index.classes[symbol]
             init = next((f for f in info.facts.functions
                          if f.scope == cls.qualname and f.name == "__init__"), None)

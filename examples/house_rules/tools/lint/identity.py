@@ -155,7 +155,8 @@ class UuidIdentityIsString(Rule):
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         index = project.index
-        roots = frozenset(self.options.families)
+        # A configured name may be a re-export (app.Element): follow it to the definition.
+        roots = frozenset(index.canonical(name) for name in self.options.families)
         members = {symbol: [symbol] for symbol in roots if symbol in index.classes}
         members.update(index.subclasses_of(roots))
         for symbol, chain in sorted(members.items()):

@@ -86,3 +86,11 @@ def test_spreading_a_mapping_not_built_from_kwargs_does_not_count() -> None:
         "    def __init__(self, **kw):\n"
         "        super().__init__(**DEFAULTS, **dict(DEFAULTS))\n"
     ) == [6]
+
+
+def test_bases_configured_through_a_re_export() -> None:
+    project = {"app/__init__.py": "from .element import Element\n", "app/element.py": ELEMENT,
+               "app/models.py": ("from app import Element\n\nclass A(Element):\n"
+                                 "    def __init__(self, **kw):\n        super().__init__()\n")}
+    found = lint_sources(project, [ElementInitForwardsKwargs], options={"bases": ["app.Element"]})
+    assert [d.location.line for d in found] == [4]

@@ -133,3 +133,12 @@ def test_no_fix_when_a_validator_or_serializer_handles_the_field() -> None:
         "        return value\n"
     )})
     assert [(d.location.line, d.fix is None) for d in found] == [(6, True), (13, False)]
+
+
+def test_a_family_configured_through_a_re_export() -> None:
+    found = lint_sources(
+        {"app/__init__.py": "from app.element import Element\n", "app/element.py": ELEMENT,
+         "app/models.py": ("from uuid import UUID\nfrom app import Element\n\n"
+                           "class A(Element):\n    id: UUID\n")},
+        [UuidIdentityIsString], options={"families": ["app.Element"]})
+    assert [(d.path, d.location.line) for d in found] == [("app/models.py", 5)]
