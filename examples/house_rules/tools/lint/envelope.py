@@ -40,6 +40,12 @@ class Element(BaseModel):
 _BASES = {"bases": ["app.element.Element"]}
 
 
+def _app(modules: dict[str, str]) -> dict[str, str]:
+    """An example project: package ``app`` with its Element, plus ``modules`` (by path)."""
+    return {"app/__init__.py": "", "app/element.py": _ELEMENT,
+            **{f"app/{path}": source for path, source in modules.items()}}
+
+
 class ElementInitForwardsKwargs(Rule):
     """An Element subclass whose __init__ takes **kwargs passes them on to the parent.
 
@@ -78,13 +84,13 @@ class ElementInitForwardsKwargs(Rule):
     Options = Options
 
     valid = (
-        Valid({"app/__init__.py": "", "app/element.py": _ELEMENT, "app/node.py": (
+        Valid(_app({"node.py": (
             "from app.element import Element\n\n"
             "class Node(Element):\n"
             "    def __init__(self, content=None, **kwargs):\n"
             "        super().__init__(content=content, **kwargs)\n"
-        )}, options=_BASES, name="forwards kwargs"),
-        Valid({"app/__init__.py": "", "app/element.py": _ELEMENT, "app/edge.py": (
+        )}), options=_BASES, name="forwards kwargs"),
+        Valid(_app({"edge.py": (
             "from app.element import Element\n\n"
             "ENVELOPE = ('id', 'created_at', 'metadata')\n\n"
             "class Edge(Element):\n"
@@ -92,33 +98,32 @@ class ElementInitForwardsKwargs(Rule):
             "        envelope = {k: kwargs.pop(k) for k in ENVELOPE if k in kwargs}\n"
             "        super(Edge, self).__init__(head=head, tail=tail, properties=kwargs,\n"
             "                                   **envelope)\n"
-        )}, options=_BASES, name="pops the envelope and spreads it"),
-        Valid({"app/__init__.py": "", "app/element.py": _ELEMENT, "app/other.py": (
+        )}), options=_BASES, name="pops the envelope and spreads it"),
+        Valid(_app({"other.py": (
             "class Plain:\n"
             "    def __init__(self, **kwargs):\n"
             "        self.kwargs = kwargs\n"
-        )}, options=_BASES, name="outside the family"),
+        )}), options=_BASES, name="outside the family"),
     )
     invalid = (
-        Invalid({"app/__init__.py": "", "app/element.py": _ELEMENT,
-                 "app/graph/__init__.py": "from ..element import Element as Base\n",
-                 "app/graph/edge.py": (
-                     "from app.graph import Base\n\n"
-                     "class Edge(Base):\n"
-                     "    def __init__(self, head, tail, **kwargs):\n"
-                     "        super().__init__(head=head, tail=tail, properties=kwargs)\n"
-                 )},
+        Invalid(_app({"graph/__init__.py": "from ..element import Element as Base\n",
+                      "graph/edge.py": (
+                          "from app.graph import Base\n\n"
+                          "class Edge(Base):\n"
+                          "    def __init__(self, head, tail, **kwargs):\n"
+                          "        super().__init__(head=head, tail=tail, properties=kwargs)\n"
+                      )}),
                 expect=Expect(4, "ADR0001", 9, "Edge.__init__ takes **kwargs but does not pass "
                               "them to super().__init__(...)", path="app/graph/edge.py"),
                 options=_BASES, name="nested under properties, through a re-export"),
-        Invalid({"app/__init__.py": "", "app/element.py": _ELEMENT, "app/node.py": (
+        Invalid(_app({"node.py": (
             "from app.element import Element\n\n"
             "class Node(Element):\n"
             "    pass\n\n"
             "class Task(Node):\n"
             "    def __init__(self, **options):\n"
             "        self.__dict__['options'] = options\n"
-        )}, expect=Expect(7, message="Task.__init__ takes **options but never calls the "
+        )}), expect=Expect(7, message="Task.__init__ takes **options but never calls the "
                                      "parent initializer"),
             options=_BASES, name="no parent call, two levels down"),
     )

@@ -51,6 +51,12 @@ class Element(BaseModel):
 _FAMILY = {"families": ["app.element.Element"]}
 
 
+def _app(modules: dict[str, str]) -> dict[str, str]:
+    """An example project: package ``app`` with its Element, plus ``modules`` (by path)."""
+    return {"app/__init__.py": "", "app/element.py": _ELEMENT,
+            **{f"app/{path}": source for path, source in modules.items()}}
+
+
 class UuidIdentityIsString(Rule):
     """An identity field of the model family holds a str, never a native uuid.UUID.
 
@@ -89,29 +95,28 @@ class UuidIdentityIsString(Rule):
     Options = Options
 
     valid = (
-        Valid({"app/__init__.py": "", "app/element.py": _ELEMENT}, options=_FAMILY,
-              name="str factory"),
-        Valid({"app/__init__.py": "", "app/element.py": _ELEMENT, "app/other.py": (
+        Valid(_app({}), options=_FAMILY, name="str factory"),
+        Valid(_app({"other.py": (
             "from uuid import UUID, uuid4\n\n"
             "class Plain:\n"
             "    id: UUID = uuid4()\n"
-        )}, options=_FAMILY, name="outside the family"),
-        Valid({"app/__init__.py": "", "app/element.py": _ELEMENT, "app/node.py": (
+        )}), options=_FAMILY, name="outside the family"),
+        Valid(_app({"node.py": (
             "from uuid import UUID\n\n"
             "from app.element import Element\n\n"
             "class Node(Element):\n"
             "    parent: UUID | None = None\n"
-        )}, options=_FAMILY, name="not an identity field"),
+        )}), options=_FAMILY, name="not an identity field"),
     )
     invalid = (
-        Invalid({"app/__init__.py": "", "app/element.py": _ELEMENT, "app/event.py": (
+        Invalid(_app({"event.py": (
             "import uuid as u\n"
             "from pydantic import Field\n\n"
             "from .element import Element\n\n"
             "class Event(Element):\n"
             "    id: u.UUID = Field(default_factory=u.uuid4, frozen=True)\n"
-        )}, expect=Expect(7, "ADR0021", 5, "default_factory=u.uuid4, which makes a native uuid.UUID",
-                          path="app/event.py"),
+        )}), expect=Expect(7, "ADR0021", 5, "default_factory=u.uuid4, which makes a native "
+                                            "uuid.UUID", path="app/event.py"),
             options=_FAMILY, name="aliased module factory, fixed", fixed={"app/event.py": (
                 "import uuid as u\n"
                 "from pydantic import Field\n\n"
@@ -119,18 +124,17 @@ class UuidIdentityIsString(Rule):
                 "class Event(Element):\n"
                 "    id: str = Field(default_factory=lambda: str(u.uuid4()), frozen=True)\n"
             )}),
-        Invalid({"app/__init__.py": "", "app/element.py": _ELEMENT,
-                 "app/ids.py": "import uuid\n\ndef new_id():\n    return uuid.uuid4()\n",
-                 "app/message.py": (
-                     "from pydantic import Field\n\n"
-                     "from app import element, ids\n\n"
-                     "class Message(element.Element):\n"
-                     "    id: str = Field(default_factory=ids.new_id)\n"
-                 )},
+        Invalid(_app({"ids.py": "import uuid\n\ndef new_id():\n    return uuid.uuid4()\n",
+                      "message.py": (
+                          "from pydantic import Field\n\n"
+                          "from app import element, ids\n\n"
+                          "class Message(element.Element):\n"
+                          "    id: str = Field(default_factory=ids.new_id)\n"
+                      )}),
                 expect=Expect(6, message="app.ids.new_id returns a native uuid.UUID",
                               path="app/message.py"),
                 options=_FAMILY, name="factory in another module"),
-        Invalid({"app/__init__.py": "", "app/element.py": _ELEMENT, "app/record.py": (
+        Invalid(_app({"record.py": (
             "from typing import Optional\n"
             "from uuid import UUID\n\n"
             "from app.element import Element\n\n"
@@ -138,7 +142,7 @@ class UuidIdentityIsString(Rule):
             "    id: Optional[UUID] = None\n\n"
             "class Row(Record):\n"
             "    id: UUID | None = None\n"
-        )}, expect=(Expect(7, message="Record.id is annotated as uuid.UUID"),
+        )}), expect=(Expect(7, message="Record.id is annotated as uuid.UUID"),
                     Expect(10, message="Row.id is annotated as uuid.UUID")),
             options=_FAMILY, name="annotations"),
         Invalid("from uuid import UUID, uuid4\n"
