@@ -215,14 +215,26 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+class Store(Protocol):
+    """Where fixes read files from and write them to."""
+
+    def read(self, path: Path) -> bytes: ...
+
+    def write(self, path: Path, old: bytes, new: bytes) -> None: ...
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise FixError(f"cannot read the file ({error.strerror or error})") from None
+
+
 class Disk:
-    """Fixes read from and written to the files themselves."""
+    """The files themselves (--fix)."""
 
     def read(self, path: Path) -> bytes:
-        try:
-            return path.read_bytes()
-        except OSError as error:
-            raise FixError(f"cannot read the file ({error.strerror or error})") from None
+        return _read(path)
 
     def write(self, path: Path, old: bytes, new: bytes) -> None:
         if not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222:
@@ -232,21 +244,21 @@ class Disk:
         write_atomically(path, new)
 
 
-class Memory(Disk):
-    """Fixes kept in memory (``--diff``, or an editor's buffer): files are only read."""
+class Memory:
+    """Fixed texts kept in memory (--diff, an editor's buffer); files are only read."""
 
     def __init__(self, texts: dict[Path, bytes] | None = None) -> None:
         self.texts = dict(texts or {})
 
     def read(self, path: Path) -> bytes:
-        return self.texts[path] if path in self.texts else super().read(path)
+        return self.texts[path] if path in self.texts else _read(path)
 
     def write(self, path: Path, old: bytes, new: bytes) -> None:
         self.texts[path] = new
 
 
 def fix_file(path: Path, fixes: dict[Fix, list[Diagnostic]],
-             store: Disk) -> tuple[FileFix | None, list[Fix]]:
+             store: Store) -> tuple[FileFix | None, list[Fix]]:
     """Fix one file in ``store``: (the change or None, the fixes applied)."""
     old = store.read(path)
     new, applied = fix_source(old, fixes)
@@ -261,7 +273,7 @@ def _key(path: Path, d: Diagnostic) -> tuple[Path, str, str, str]:
     return (path, d.code, d.scope, d.message)
 
 
-def fix_results(results: Iterable[_Result], store: Disk, *,
+def fix_results(results: Iterable[_Result], store: Store, *,
                 outcome: FixOutcome | None = None,
                 done: set[tuple[Path, str, str, str]] | None = None) -> FixOutcome:
     """One pass over the reported diagnostics' fixes (``done``: diagnostics fixed in an
@@ -292,7 +304,7 @@ def fix_results(results: Iterable[_Result], store: Disk, *,
 
 
 def fix_until_stable(lint: Callable[[], Sequence[_Result]], results: Sequence[_Result],
-                     store: Disk) -> tuple[Sequence[_Result], FixOutcome]:
+                     store: Store) -> tuple[Sequence[_Result], FixOutcome]:
     """Fix, re-lint (``lint`` sees what ``store`` holds) and repeat while fixes apply;
     returns what remains and what was done."""
     outcome = FixOutcome()
