@@ -139,7 +139,7 @@ def check(**kwargs: Any) -> None:
         _fail(f"config file not found: {args.config_file}")
     changed = _changed_lines(args, targets)
     show_progress = not args.quiet and sys.stderr.isatty()
-    with ProgressBar(_console(args.color, stderr=True)) as bar:
+    with ProgressBar(lambda: _console(args.color, stderr=True)) as bar:
         options = RunOptions(select=_split(args.select) or None,
                              extend_select=_split(args.extend_select),
                              ignore=_split(args.ignore), stdin=buffer,

@@ -6,6 +6,7 @@ runs, pipes, CI logs and editors get nothing extra.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -15,8 +16,8 @@ MIN_FILES = 300
 class ProgressBar:
     """The engine's ``progress(done, total)`` callback, drawing one bar per large project."""
 
-    def __init__(self, console: Any) -> None:
-        self.console = console
+    def __init__(self, console: Callable[[], Any]) -> None:
+        self.console = console  # made only when a bar is drawn: rich costs to import
         self.progress: Any = None
         self.task: Any = None
 
@@ -27,7 +28,7 @@ class ProgressBar:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
             self.progress = Progress(TextColumn("parsing"), BarColumn(), MofNCompleteColumn(),
-                                     console=self.console, transient=True)
+                                     console=self.console(), transient=True)
             self.progress.start()
         if self.task is None or done == 1:
             if self.task is not None:
