@@ -77,11 +77,13 @@ def test_vim_reads_the_concise_format_into_its_quickfix_list(tmp_path: Path) -> 
     output.write_text(run("--output-format", "concise", cwd=project).stdout)
     as_json = ('call writefile([json_encode(map(getqflist(), {_, e -> {"file": bufname(e.bufnr),'
                ' "lnum": e.lnum, "col": e.col, "text": e.text, "valid": e.valid}}))], "{}")')
-    # The README's makeprg, run by :make, and the same output read with :cgetfile.
+    # The README's settings, run by :make, and the output read with Vim's defaults.
+    (vim_block,) = _readme_blocks("vim")
+    settings = [line for line in vim_block.splitlines() if line.startswith("set ")]
+    assert [line.split("=")[0] for line in settings] == ["set makeprg", "set errorformat"]
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    for name, commands in (
-            ("make", [r"set makeprg=lion-lint\ --output-format\ concise", "silent make"]),
-            ("cgetfile", [f"cgetfile {output}"])):
+    for name, commands in (("make", [*settings, "silent make"]),
+                           ("cgetfile", [f"cgetfile {output}"])):
         target = tmp_path / f"{name}.json"
         script = [*commands, as_json.replace("{}", str(target)), "qall!"]
         subprocess.run([VIM, "-es", "-N", "-u", "NONE", "-i", "NONE",
