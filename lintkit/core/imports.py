@@ -175,24 +175,28 @@ class ImportGraph:
         self.index = index
         self._out: dict[str, list[Edge]] = defaultdict(list)
         self.opaque: list[OpaqueImport] = []
-        self._imports_in: dict[tuple[str, str], list[ImportFact]] = defaultdict(list)
-        self._calls_in: dict[tuple[str, str], list[CallFact]] = defaultdict(list)
+        # Facts by scope, per module, for the few modules whose functions run at import.
+        self._by_scope: dict[str, tuple[dict[str, list[ImportFact]],
+                                        dict[str, list[CallFact]]]] = {}
         self._callees: dict[str, frozenset[str]] = {}
-        for name, info in index.modules.items():
-            for imp in info.facts.imports:
-                self._imports_in[(name, imp.scope)].append(imp)
-            for call in info.facts.calls:
-                self._calls_in[(name, call.scope)].append(call)
         for name in sorted(index.modules):
             self._add_parents(name)
         for name in sorted(index.modules):
             info = index.modules[name]
             for imp in info.facts.imports:
                 self._add_statement(info, imp)
+            callees = self._import_callees(info)
             for call in info.facts.calls:
-                self._add_dynamic(info, call, call.when)
+                func = call.call.func
+                if func is None or func.kind != "ref":
+                    continue
+                # Most calls are not imports: compare the callee's last name before resolving.
+                if func.text.rpartition(".")[2] in callees:
+                    self._add_dynamic(info, call, call.when)
+                if call.when == "import":
+                    self._follow_call(info, func.text, call.scope, call.span[0])
             self._add_lazy_maps(info)
-            self._add_called(info)
+            self._add_decorated(info)
         for edges in self._out.values():
             edges.sort(key=_edge_order)
         self.opaque.sort(key=lambda o: (o.path, o.span, o.module))
@@ -381,11 +385,8 @@ class ImportGraph:
             self._add(Edge(info.name, export.module, "call", info.path, export.span,
                            export.span[0], (), f"lazy export {name} of {info.name}"))
 
-    def _add_called(self, info: ModuleInfo) -> None:
-        """Imports inside project functions that this module calls while it is imported."""
-        for call in info.facts.calls:
-            if call.when == "import" and call.func is not None:
-                self._follow_call(info, call.func, call.scope, call.span[0])
+    def _add_decorated(self, info: ModuleInfo) -> None:
+        """Applying a decorator calls it: its body runs while the module is imported."""
         for fn in info.facts.functions:
             if fn.when == "import":
                 for decorator in fn.decorators:
@@ -410,13 +411,14 @@ class ImportGraph:
             seen.add(current)
             owner, fn = self.index.functions[current]
             via = f"in {fn.qualname}(), called at {caller.path}:{line}"
-            for imp in self._imports_in.get((owner.name, fn.qualname), ()):
+            imports_in, calls_in = self._scopes_of(owner)
+            for imp in imports_in.get(fn.qualname, ()):
                 if imp.when != "call":
                     continue
                 for target in self._statement_targets(owner, imp):
                     self._add(Edge(caller.name, target, "called", owner.path, imp.span, line,
                                    (), via))
-            for inner in self._calls_in.get((owner.name, fn.qualname), ()):
+            for inner in calls_in.get(fn.qualname, ()):
                 if inner.when != "call" or inner.func is None:
                     continue
                 self._add_dynamic(owner, inner, "import", importer=caller.name, kind="called",
@@ -424,6 +426,19 @@ class ImportGraph:
                 callee = self.index.resolve(owner.name, inner.func, inner.scope)
                 if callee is not None and callee in self.index.functions:
                     pending.append(callee)
+
+    def _scopes_of(self, info: ModuleInfo) -> tuple[dict[str, list[ImportFact]],
+                                                    dict[str, list[CallFact]]]:
+        found = self._by_scope.get(info.name)
+        if found is None:
+            imports: dict[str, list[ImportFact]] = defaultdict(list)
+            calls: dict[str, list[CallFact]] = defaultdict(list)
+            for imp in info.facts.imports:
+                imports[imp.scope].append(imp)
+            for call in info.facts.calls:
+                calls[call.scope].append(call)
+            found = self._by_scope[info.name] = (imports, calls)
+        return found
 
     def _statement_targets(self, info: ModuleInfo, imp: ImportFact) -> list[str]:
         if not imp.is_from:
