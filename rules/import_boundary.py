@@ -152,9 +152,11 @@ class ImportBoundary(Rule):
     )
     invalid = (
         Invalid(_LEAK, config=_CONTRACT, name="leak through a parent package",
-                expect=(Expect(1, "LL004", 1, 'importing pkg.core loads heavy (contract "light core")'),)),
+                expect=(Expect(1, "LL004", 1,
+                               'importing pkg.core loads heavy (contract "light core")'),)),
         Invalid({**_LEAK, "pkg/core/types.py": (
-            "try:\n    import orjson as json\nexcept ImportError:\n    import heavy.json as json\n")},
+            "try:\n    import orjson as json\n"
+            "except ImportError:\n    import heavy.json as json\n")},
             config={"boundaries": [{"name": "light core", "modules": ["pkg.core.types"],
                                     "forbid": ["heavy"]}]},
             expect=(Expect(1, "LL004", 1, "importing pkg.core.types loads heavy"),

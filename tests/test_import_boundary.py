@@ -256,10 +256,11 @@ LEAK = {
 
 def test_default_contract_reports_a_leak_through_a_parent_package_with_the_chain() -> None:
     found = ll004(LEAK)
-    assert brief(found) == [("lionagi/__init__.py", 3,
-                             'importing lionagi.ln.types loads pydantic (contract "neutral layer")')]
+    assert brief(found) == [("lionagi/__init__.py", 3, 'importing lionagi.ln.types loads '
+                             'pydantic (contract "neutral layer")')]
     (d,) = found
-    assert d.location.column == 1 and d.location.end_column == len("from pydantic import BaseModel") + 1
+    statement = "from pydantic import BaseModel"
+    assert (d.location.column, d.location.end_column) == (1, len(statement) + 1)
     assert d.detail == ("lionagi.ln.types -> lionagi:  parent package",
                         "lionagi -> pydantic:          lionagi/__init__.py:3")
     assert [(r.location.path, r.location.line, r.message) for r in d.related] == [
@@ -291,11 +292,13 @@ def test_the_chain_is_the_shortest_and_names_each_hop() -> None:
 def test_one_diagnostic_per_first_hop_even_with_many_roots() -> None:
     files = {**PKG, "pkg/__init__.py": "import heavy\n", "pkg/core/a.py": "", "pkg/core/b.py": ""}
     found = ll004(files, contract(["heavy"]))
-    assert brief(found) == [("pkg/__init__.py", 1, 'importing pkg.core loads heavy (contract "light core")')]
+    assert brief(found) == [
+        ("pkg/__init__.py", 1, 'importing pkg.core loads heavy (contract "light core")')]
 
 
 def test_a_chain_through_another_root_is_reported_at_that_root() -> None:
-    files = {**PKG, "pkg/core/__init__.py": "from .a import x\n", "pkg/core/a.py": "import heavy\nx = 1\n"}
+    files = {**PKG, "pkg/core/__init__.py": "from .a import x\n",
+             "pkg/core/a.py": "import heavy\nx = 1\n"}
     assert brief(ll004(files, contract(["heavy"]))) == [
         ("pkg/core/a.py", 1, 'importing pkg.core.a loads heavy (contract "light core")')]
 
@@ -329,7 +332,8 @@ def test_call_time_edges_are_checked_when_the_contract_asks() -> None:
 
 
 def test_non_literal_dynamic_import_in_the_closure_is_a_warning() -> None:
-    files = {**PKG, "pkg/core/types.py": "import importlib\nNAME = 'x'\nimportlib.import_module(NAME)\n",
+    files = {**PKG,
+             "pkg/core/types.py": "import importlib\nNAME = 'x'\nimportlib.import_module(NAME)\n",
              "other.py": "import importlib\nimportlib.import_module(input())\n"}
     (d,) = ll004(files, contract(["heavy"]))
     assert (d.path, d.location.line, d.severity) == ("pkg/core/types.py", 3, "warning")
@@ -353,7 +357,8 @@ def test_exception_covers_one_edge_only() -> None:
     files = {**PKG, "pkg/__init__.py": "import heavy\n", "pkg/core/a.py": "import heavy.x\n"}
     config = contract(["heavy"], exceptions=[exception("pkg", "heavy")])
     assert brief(ll004(files, config)) == [
-        ("pkg/core/a.py", 1, 'importing pkg.core.a loads heavy.x (contract "light core" forbids heavy)')]
+        ("pkg/core/a.py", 1,
+         'importing pkg.core.a loads heavy.x (contract "light core" forbids heavy)')]
 
 
 def test_unused_exceptions_are_reported_in_pyproject() -> None:

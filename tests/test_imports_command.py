@@ -122,14 +122,16 @@ def test_runtime_reports_what_the_static_graph_missed(project: Path) -> None:
         'import importlib\nimportlib.import_module("pkg." + "hidden")\n')
     status, out = imports(project, "pkg.dyn", "--runtime")
     assert status == 1
-    assert "loaded at run time by project code, not predicted (1):\n  pkg.hidden: pkg.dyn -> pkg.hidden" in out
+    assert ("loaded at run time by project code, not predicted (1):\n"
+            "  pkg.hidden: pkg.dyn -> pkg.hidden") in out
 
 
 def test_runtime_import_failure_exits_2(project: Path) -> None:
     (project / "pkg" / "broken.py").write_text("import not_installed_zz\n")
     status, out = imports(project, "pkg.broken", "--runtime")
     assert status == 2
-    assert "error: the import failed: ModuleNotFoundError: No module named 'not_installed_zz'" in out
+    assert ("error: the import failed: ModuleNotFoundError: "
+            "No module named 'not_installed_zz'") in out
     assert "--python" in out
 
 

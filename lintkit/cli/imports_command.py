@@ -267,7 +267,8 @@ def runtime_lines(closure: Closure, runtime: RuntimeImport) -> list[str]:
     if preloaded:
         lines.append(f"  ('both' counts {len(preloaded)} modules the interpreter had loaded "
                      "before the import)")
-    lines += ["", f"predicted by the static graph, not loaded at run time ({len(result.not_loaded)}):"]
+    lines += ["", "predicted by the static graph, not loaded at run time "
+                  f"({len(result.not_loaded)}):"]
     for module in result.not_loaded:
         edge = closure.reached.get(module)
         why = "not installed" if module.partition(".")[0] in runtime.missing else "not run"

@@ -498,7 +498,7 @@ def format_chain(chain: list[Edge]) -> list[str]:
     """One line per hop, aligned; each is :func:`hop_text` with the gap widened."""
     heads = [f"{e.importer} -> {e.imported}:" for e in chain]
     width = max((len(h) for h in heads), default=0)
-    return [f"{head:<{width}}  {edge.describe()}" for head, edge in zip(heads, chain)]
+    return [f"{head:<{width}}  {edge.describe()}" for head, edge in zip(heads, chain, strict=True)]
 
 
 _GRAPHS: weakref.WeakKeyDictionary[ProjectIndex, ImportGraph] = weakref.WeakKeyDictionary()
