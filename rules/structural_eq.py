@@ -165,14 +165,8 @@ class StructuralEq(Rule):
 
     def _authorities(self, index: ProjectIndex) -> frozenset[str]:
         """Configured authorities, plus the symbol each resolves to when it is a re-export."""
-        found = set(self.options.authorities)
-        for name in self.options.authorities:
-            module = index.project_module_of(name)
-            if module is not None and module != name:
-                resolved = index.resolve(module, name[len(module) + 1:])
-                if resolved:
-                    found.add(resolved)
-        return frozenset(found)
+        names = self.options.authorities
+        return frozenset({*names, *(index.canonical(name) for name in names)})
 
     def _report(self, index: ProjectIndex, info: ModuleInfo, cls: ClassFact, chain: list[str],
                 span: tuple[int, int, int, int], problem: str, fix: Fix | None = None,
