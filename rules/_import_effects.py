@@ -91,9 +91,10 @@ class Effect:
 
     def sort_key(self) -> tuple[object, ...]:
         """Shortest chain first, then the registry defined first."""
-        target = (self.target.path or "", self.target.line, self.target.symbol) \
-            if self.target else ("", 0, self.self_attr)
-        return (len(self.chain), target, self.verb, tuple((h.path, h.line) for h in self.chain))
+        target = (self.target.path or "", self.target.line, self.target.symbol,
+                  self.target.name) if self.target else ("", 0, self.self_attr, "")
+        hops = tuple((h.path, h.line, h.name) for h in self.chain)
+        return (len(self.chain), target, self.verb, self.pattern, hops)
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,28 +436,42 @@ class Effects:
         return values
 
     def _eval_call(self, expr: Expr, module: str, scope: str, depth: int) -> list[Val]:
+        callees = self.eval(expr.func, module, scope, depth + 1)
+        values = self._results(callees, depth)
+        if expr.items and any(c.kind == "external" and c.symbol == "functools.partial"
+                              for c in callees):
+            values += self.eval(expr.items[0], module, scope, depth + 1)
+        return values
+
+    def _results(self, callees: list[Val], depth: int) -> list[Val]:
+        """What calling each of ``callees`` returns."""
         values: list[Val] = []
-        for callee in self.eval(expr.func, module, scope, depth + 1):
+        for callee in callees:
             if callee.kind == "class":
                 values.append(Val("instance", callee.symbol))
             elif callee.kind == "function":
                 info, fn = self.function(callee.symbol)
                 for returned in fn.returns:
                     values.extend(self.eval(returned, info.name, fn.qualname, depth + 1))
-            elif callee.kind == "external" and callee.symbol in ("functools.partial",):
-                if expr.items:
-                    values.extend(self.eval(expr.items[0], module, scope, depth + 1))
         return values
 
     def _eval_ref(self, dotted: str, module: str, scope: str, depth: int) -> list[Val]:
+        """A dotted name; a part written ``f()`` (an argument-less call link, as in
+        ``get_registry().add``) stands for what calling it returns."""
         head, _, rest = dotted.partition(".")
         if head == "super()":
             values = self._super(module, scope, rest.partition(".")[0])
             rest = rest.partition(".")[2]
+        elif head.endswith("()"):
+            values = self._results(self._eval_name(head[:-2], module, scope, depth), depth)
         else:
             values = self._eval_name(head, module, scope, depth)
         for attr in rest.split(".") if rest else ():
-            values = [found for value in values for found in self._attr(value, attr)]
+            if attr.endswith("()"):
+                found = [v for value in values for v in self._attr(value, attr[:-2])]
+                values = self._results(found, depth)
+            else:
+                values = [v for value in values for v in self._attr(value, attr)]
             if not values:
                 break
         return values
@@ -656,8 +671,8 @@ class Effects:
         values = self.eval(decorator, module, scope, depth)
         for value in values:
             effects += self.invoke(value, depth)
-        if dotted and not any(v.kind in ("function", "class", "instance") for v in
-                              self.eval(callee, module, scope, depth)):
+        if dotted and not effects and not any(v.kind in ("function", "class", "instance")
+                                              for v in self.eval(callee, module, scope, depth)):
             resolved = self.index.resolve(module, dotted, scope) or dotted
             for pattern in self.settings.registration_decorators:
                 if fnmatchcase(dotted, pattern) or fnmatchcase(resolved, pattern):
@@ -741,7 +756,7 @@ def _method_call(func: Expr | None) -> tuple[Expr | None, str]:
     through subscripts: storing into ``a[k]`` mutates ``a``)."""
     if func is None:
         return None, ""
-    if func.kind == "ref" and "." in func.text and "()" not in func.text:
+    if func.kind == "ref" and "." in func.text and not func.text.endswith("()"):
         receiver, _, method = func.text.rpartition(".")
         return Expr("ref", span=func.span, text=receiver), method
     if func.kind == "attr" and func.func is not None:

@@ -77,10 +77,12 @@ class ImportTimeRegistration(Rule):
     reported at the hook, with how many classes in the project trigger it.
 
     Not reported: decorators that only tag the object they get, hooks that write only to
-    `cls`, caches (containers named like `cache-names`), registries a function builds and
-    returns, `functools.singledispatch` `.register`, a module filling its own containers,
-    `if __name__ == "__main__":` and `TYPE_CHECKING` code, and composition roots
-    (`composition-roots`: `__main__.py` and `conftest.py` by default).
+    `cls`, lazily filled caches (containers named like `cache-names`, or stores by a
+    function that looks the key up in the same container and returns what it stored),
+    registries a function builds and returns, `functools.singledispatch` `.register`, a
+    module filling its own containers, code in lambdas, `if __name__ == "__main__":` and
+    `TYPE_CHECKING` code, and composition roots (`composition-roots`: `__main__.py` and
+    `conftest.py` by default).
 
     ## Why it matters
     ADR-0119 D6: a declaration module exports values; it does not mutate the active

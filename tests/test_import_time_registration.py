@@ -567,3 +567,14 @@ def test_lionish_example_fires_on_the_decorator_registry_only() -> None:
     clean = runner.invoke(cli, [str(examples / "clean"), "--select", "LL003", "--no-cache"])
     assert clean.exit_code == 0, clean.output
 
+
+
+def test_a_registry_reached_through_a_call_link() -> None:
+    files = {"pkg/__init__.py": "", "pkg/base.py": CLASS_REGISTRY + (
+        "\n\ndef get_registry():\n    return registry\n\n\n"
+        "def get_plugins():\n    return Registry._plugins\n"),
+        "pkg/ops.py": ("from pkg.base import get_plugins, get_registry\n\n"
+                       "get_registry().add('ops', print)\nget_plugins().append(print)\n")}
+    assert [(line, message.split(" (")[0]) for _, line, _, message in lint(files)] == [
+        (3, "get_registry().add() registers at import time: sets an item of registry._items"),
+        (4, "get_plugins().append() registers at import time: appends to Registry._plugins")]
