@@ -290,7 +290,7 @@ class _ContractCheck:
         why = f'contract "{name}"' if pattern_text == target else \
             f'contract "{name}" forbids {pattern_text}'
         if any(e.kind == "call" for e in chain):
-            message = (f"importing {root} and calling its functions loads {target} "
+            message = (f"importing {root}, then calling functions it loads, can load {target} "
                        f"({why}, which includes call-time imports)")
         else:
             message = f"importing {root} loads {target} ({why})"
