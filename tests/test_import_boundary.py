@@ -497,3 +497,10 @@ def test_readme_configuration_validates_and_lists_the_default_contract() -> None
     default = default.split("\n\n", 1)[0]
     named = set(re.findall(r"`([a-z0-9_*.]+)`", default)) - {"lionagi.ln.types"}
     assert named == set(NEUTRAL_LAYER_FORBIDS)
+
+
+def test_a_waiver_on_the_first_hop_suppresses_the_diagnostic() -> None:
+    files = {**LEAK, "lionagi/__init__.py": (
+        "import logging\nfrom . import ln\n"
+        "from pydantic import BaseModel  # lion-lint: ignore[LL004] -- until #812 lands\n")}
+    assert ll004(files) == []
