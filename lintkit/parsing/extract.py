@@ -27,6 +27,7 @@ from lintkit.core.facts import (
     ParseError,
     When,
 )
+from lintkit.parsing.cstparse import parse_module
 from lintkit.parsing.positions import node_spans
 from lintkit.parsing.suppressions import find_suppressions
 
@@ -52,6 +53,22 @@ _TRIVIA_FIELDS = frozenset({
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def _subclasses(cls: type) -> set[type]:
+    found = set()
+    for sub in cls.__subclasses__():
+        found.add(sub)
+        found |= _subclasses(sub)
+    return found
+
+
+# Every CST node is an instance of one of these concrete classes. Testing membership of the
+# node's type is exact and, unlike isinstance against LibCST's ABCs (a Python-level
+# __instancecheck__ per call), costs almost nothing: the walk makes millions of such tests.
+_NODE_TYPES = frozenset(c for c in _subclasses(cst.CSTNode) if not getattr(c, "__abstractmethods__", None))
+_SKIPPED_TYPES = frozenset({cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Comment,
+                            cst.Newline})
+
+
 def _child_fields(node_type: type) -> tuple[str, ...]:
     names = _CHILD_FIELDS.get(node_type)
     if names is None:
@@ -67,10 +84,11 @@ def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     out: list[cst.CSTNode] = []
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = type(value)
+        if kind in _NODE_TYPES:
             out.append(value)
-        elif type(value) in (tuple, list):
-            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+        elif kind is tuple or kind is list:
+            out.extend(v for v in value if type(v) in _NODE_TYPES)
     return out
 
 
@@ -78,13 +96,14 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a Name/Attribute chain; a bare call link renders as ``super().f``."""
     parts: list[str] = []
     while True:
-        if isinstance(node, cst.Name):
+        kind = type(node)
+        if kind is cst.Name:
             parts.append(node.value)
             return ".".join(reversed(parts))
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             parts.append(node.attr.value)
             node = node.value
-        elif isinstance(node, cst.Call) and not node.args:
+        elif kind is cst.Call and not node.args:
             inner = dotted_name(node.func)
             if inner is None:
                 return None
@@ -154,76 +173,78 @@ class _Extractor:
         return out
 
     def _summarise(self, node: cst.CSTNode, depth: int) -> Expr:  # noqa: C901 - one dispatch
-        if isinstance(node, cst.Name):
+        # Exact types, not isinstance: these classes are concrete and never subclassed.
+        kind = type(node)
+        if kind is cst.Name:
             if node.value in ("True", "False", "None"):
                 value = {"True": True, "False": False, "None": None}[node.value]
                 return Expr("const", text=type(value).__name__, value=value)
             return Expr("ref", text=node.value)
         if depth > _MAX_DEPTH:
             return Expr("other", text=type(node).__name__)
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             name = dotted_name(node)
             if name:
                 return Expr("ref", text=name)
             return Expr("attr", text=node.attr.value, func=self.expr(node.value, depth + 1))
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             return self._call(node, depth)
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        if kind is cst.SimpleString or kind is cst.ConcatenatedString:
             try:
-                value = node.evaluated_value
+                value = _string_value(node)
             except Exception:  # an invalid escape or the like: still a string literal
                 value = None
             if isinstance(value, bytes):
                 return Expr("const", text="bytes", value=None)
             return Expr("const", text="str", value=value)
-        if isinstance(node, (cst.Integer, cst.Float)):
+        if kind is cst.Integer or kind is cst.Float:
             try:
                 value = node.evaluated_value
             except Exception:
                 value = None
             return Expr("const", text=type(value).__name__, value=value)
-        if isinstance(node, cst.Ellipsis):
+        if kind is cst.Ellipsis:
             return Expr("const", text="ellipsis")
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        if kind is cst.Tuple or kind is cst.List or kind is cst.Set:
             if len(node.elements) > _MAX_ITEMS:
                 return Expr("other", text=type(node).__name__)
             items = tuple(self._element(e, depth) for e in node.elements)
             return Expr(type(node).__name__.lower(), items=items)
-        if isinstance(node, cst.Dict):
+        if kind is cst.Dict:
             if len(node.elements) > _MAX_ITEMS:
                 return Expr("other", text="Dict")
             keys: list[Expr] = []
             values: list[Expr | None] = []
             for element in node.elements:
-                if isinstance(element, cst.DictElement):
+                if type(element) is cst.DictElement:
                     keys.append(self.expr(element.key, depth + 1))
                     values.append(self.expr(element.value, depth + 1))
                 else:
                     keys.append(Expr("starred", func=self.expr(element.value, depth + 1)))
                     values.append(None)
             return Expr("dict", items=tuple(keys), values=tuple(values))
-        if isinstance(node, cst.Subscript):
+        if kind is cst.Subscript:
             items = tuple(
                 self.expr(e.slice.value, depth + 1)
-                for e in node.slice if isinstance(e.slice, cst.Index)
+                for e in node.slice if type(e.slice) is cst.Index
             )
             return Expr("sub", items=items, func=self.expr(node.value, depth + 1))
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        if kind is cst.BinaryOperation and type(node.operator) is cst.BitOr:
             # ``X | None`` in annotations: rules must see both sides of a union.
             return Expr("union", items=(self.expr(node.left, depth + 1),
                                         self.expr(node.right, depth + 1)))
-        if isinstance(node, cst.Lambda):
+        if kind is cst.Lambda:
             params = ",".join(p.name.value for p in node.params.params)
             return Expr("lambda", text=params, func=self.expr(node.body, depth + 1))
-        if (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)
-                and isinstance(node.expression, (cst.Integer, cst.Float))):
+        if (kind is cst.UnaryOperation and type(node.operator) is cst.Minus
+                and type(node.expression) in (cst.Integer, cst.Float)):
             inner = self._summarise(node.expression, depth + 1)
             if isinstance(inner.value, (int, float)):
                 return Expr("const", text=inner.text, value=-inner.value)
         return Expr("other", text=type(node).__name__)
 
     def _element(self, element: cst.BaseElement, depth: int) -> Expr:
-        if isinstance(element, cst.StarredElement):
+        if type(element) is cst.StarredElement:
             return Expr("starred", func=self.expr(element.value, depth + 1))
         return self.expr(element.value, depth + 1)
 
@@ -253,12 +274,13 @@ class _Extractor:
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, cst.Call):
+            kind = type(current)
+            if kind is cst.Call:
                 self.facts.calls.append(CallFact(self.expr(current), ctx.scope, ctx.when, ctx.guard))
-            elif isinstance(current, cst.NamedExpr) and isinstance(current.target, cst.Name):
+            elif kind is cst.NamedExpr and type(current.target) is cst.Name:
                 self._bind(current.target.value, current.target, "walrus",
                            current.value, None, ctx)
-            elif isinstance(current, (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Comment, cst.Newline)):
+            elif kind in _SKIPPED_TYPES:
                 continue
             stack.extend(reversed(_children(current)))
 
@@ -529,6 +551,18 @@ class _Extractor:
             self.frames[-1].locals.add(name)
 
 
+def _string_value(node: cst.SimpleString | cst.ConcatenatedString) -> str | bytes | None:
+    """A string literal's value; the common plain literal without evaluating it."""
+    if type(node) is cst.SimpleString:
+        quote = node.quote
+        body = node.value[len(node.prefix) + len(quote):-len(quote)]
+        # Without a backslash or a carriage return (which the tokenizer normalises) and
+        # outside bytes, a literal's value is its text between the quotes.
+        if "\\" not in body and "\r" not in body and "b" not in node.prefix.lower():
+            return body
+    return node.evaluated_value
+
+
 def _asname(alias: cst.ImportAlias) -> str | None:
     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
         return alias.asname.name.value
@@ -574,7 +608,7 @@ def extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     facts = FileFacts(path=path, is_package=is_package)
     facts.line_count = source.count(b"\n") + 1
     try:
-        module = cst.parse_module(source)
+        module = parse_module(source)
     except cst.ParserSyntaxError as error:
         facts.error = _interpreter_syntax_error(source) or ParseError(
             error.raw_line, error.raw_column + 1, f"syntax error: {_first_line(error.message)}")

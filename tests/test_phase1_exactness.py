@@ -1,0 +1,188 @@
+"""Phase 1's shortcuts change nothing: the facts equal those of the plain way.
+
+Phase 1 parses with LibCST's per-node re-validation switched off (``cstparse``) and finds
+positions with a state whose per-token hook is a bare list append (``positions``). Here the
+plain way is kept as the reference: ``cst.parse_module`` and a code-generation state that
+tracks line and column on every token. Both must give the same facts, byte for byte once
+encoded, on real code (a slice of the standard library) and on text built to be awkward.
+"""
+
+from __future__ import annotations
+
+import json
+import sysconfig
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst._nodes.internal import CodegenState
+
+from lintkit.core.facts import facts_to_data
+from lintkit.parsing import extract as extract_module
+from lintkit.parsing.extract import extract
+
+Span = tuple[int, int, int, int]
+
+
+class _ReferenceState(CodegenState):
+    """Tracks the line and column through every token; records the wanted nodes."""
+
+    def __init__(self, module: cst.Module, wanted: set[int]) -> None:
+        super().__init__(default_indent=module.default_indent,
+                         default_newline=module.default_newline)
+        self.line, self.column = 1, 0
+        self.wanted = wanted
+        self.starts: dict[int, tuple[int, int]] = {}
+        self.syntactic: set[int] = set()
+        self.spans: dict[int, Span] = {}
+
+    def _advance(self, text: str) -> None:
+        newlines = text.count("\n")
+        if newlines:
+            self.line += newlines
+            self.column = len(text) - text.rfind("\n") - 1
+        else:
+            self.column += len(text)
+
+    def add_token(self, value: str) -> None:
+        self._advance(value)
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self._advance(token)
+
+    def pop_trailing_newline(self) -> None:
+        pass
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if id(node) in self.wanted:
+            self.starts[id(node)] = (self.line, self.column)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        key = id(node)
+        if key in self.wanted and key not in self.syntactic:
+            line, column = self.starts[key]
+            self.spans[key] = (line, column + 1, self.line, self.column + 1)
+
+    @contextmanager
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: object = None,
+                                  end_node: object = None) -> Iterator[None]:
+        key = id(node)
+        if key not in self.wanted:
+            yield
+            return
+        line, column = self.line, self.column
+        yield
+        self.syntactic.add(key)
+        self.spans[key] = (line, column + 1, self.line, self.column + 1)
+
+
+def reference_spans(module: cst.Module, wanted: set[int]) -> dict[int, Span]:
+    state = _ReferenceState(module, wanted)
+    module._codegen(state)
+    return state.spans
+
+
+AWKWARD = '''\
+# -*- coding: utf-8 -*-
+"""Docstring with ünïcödé and a tab:\tend."""
+import os, sys as system  # comment
+from . import (a,
+    b as bee,  # trailing
+)
+if TYPE_CHECKING: from typing import Any
+x = [1, 2,
+     3]; y = {'k': (lambda q: q)(1)}  \\
+    ; z = 1
+café = "naïve 🐍" + 'x' * 3
+\x0c
+@decorator(
+    arg=f"{value!r:>10}",
+)
+class  Spaced ( Base , metaclass = Meta ) :
+    attr: int = field(default=(1))
+
+    async def method(self, *args, key=lambda: None, **kw) -> "Ret":
+        global counter
+        (yield from other())
+        return ((await thing()) if args else [i async for i in gen()])
+
+
+def __getattr__(name):
+    if name == "Lazy":
+        from .lazy import Lazy
+        return Lazy
+    raise AttributeError(name)
+
+
+if __name__ == "__main__":
+    registry["key"] = value; del registry["key"]
+    obj.attr += call(*rest, **options)
+    (walrus := compute())
+    s = r'raw\\n' """tri
+ple""" "\\N{BULLET}" '\\r' U'u'
+    data = b'\\x00' Rb"raw"
+'''
+
+
+def _stdlib_sample() -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    names = ["ast.py", "dataclasses.py", "argparse.py", "typing.py", "enum.py",
+             "json/__init__.py", "email/message.py", "asyncio/base_events.py",
+             "importlib/_bootstrap.py", "tokenize.py", "unittest/mock.py"]
+    return [root / name for name in names if (root / name).is_file()]
+
+
+def _facts_json(path: str, source: bytes) -> str:
+    return json.dumps(facts_to_data(extract(path, source, False)), sort_keys=True)
+
+
+@pytest.mark.parametrize("sample", [*_stdlib_sample(), "awkward", "awkward-crlf"],
+                         ids=lambda s: s if isinstance(s, str) else s.name)
+def test_facts_equal_the_plain_parse_and_the_reference_positions(
+        sample: Path | str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if sample == "awkward":
+        source = AWKWARD.encode()
+    elif sample == "awkward-crlf":
+        source = AWKWARD.replace("\n", "\r\n").encode()
+    else:
+        source = Path(sample).read_bytes()
+    fast = _facts_json("m.py", source)
+    monkeypatch.setattr(extract_module, "parse_module", cst.parse_module)
+    monkeypatch.setattr(extract_module, "node_spans", reference_spans)
+    plain = _facts_json("m.py", source)
+    assert fast == plain
+    assert '"error":null' in fast.replace(" ", "")  # the samples parse: spans were compared
+
+
+def test_validation_is_back_after_the_fast_parse() -> None:
+    """The shortcut is confined to the parse: nodes built by hand are still validated."""
+    from lintkit.parsing.cstparse import parse_module
+
+    parse_module(b"x = 1\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not an identifier")
+
+
+def test_string_values_equal_libcsts_evaluation() -> None:
+    """Plain literals are read without evaluation; the value must be what LibCST evaluates."""
+    from lintkit.parsing.extract import _string_value
+
+    class Strings(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: list[cst.SimpleString] = []
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            self.found.append(node)
+
+    sources = [AWKWARD, AWKWARD.replace("\n", "\r\n"), *(p.read_text("utf-8") for p in _stdlib_sample()[:4])]
+    checked = 0
+    for text in sources:
+        visitor = Strings()
+        cst.parse_module(text).visit(visitor)
+        for node in visitor.found:
+            assert _string_value(node) == node.evaluated_value, node.value
+            checked += 1
+    assert checked > 500
