@@ -146,7 +146,10 @@ def check(**kwargs: Any) -> None:
                              progress=bar if show_progress else None,
                              force_exclude=args.force_exclude,
                              baseline=args.baseline.absolute() if args.baseline else None,
-                             record_baseline=args.write_baseline is not None)
+                             record_baseline=args.write_baseline is not None,
+                             use_cache=not args.no_cache,
+                             cache_dir=args.cache_dir.absolute() if args.cache_dir else None,
+                             jobs=args.jobs)
 
         def lint(stdin: tuple[Path, bytes] | None = buffer) -> list[Any]:
             results = lint_paths(targets, args.config_file, compose, replace(options, stdin=stdin))
@@ -321,6 +324,32 @@ def _project_rules(config_file: Path | None) -> tuple[Any, ...]:
 _CONFIG_OPTION = click.option(
     "--config", "config_file", type=click.Path(path_type=Path),
     help="The pyproject.toml whose plugins to include (default: the current directory's project).")
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="The pyproject.toml whose project's cache to remove.")
+@click.option("--cache-dir", type=click.Path(path_type=Path),
+              help="Remove this cache directory instead of the project's.")
+def clean(paths: tuple[Path, ...], config_file: Path | None, cache_dir: Path | None) -> None:
+    """Remove the phase-1 cache of the projects under PATHS (default: the current directory)."""
+    from lintkit.config.load import ConfigError
+    from lintkit.engine.cache import cache_directories, remove_cache
+
+    try:
+        directories = [cache_dir] if cache_dir else cache_directories(list(paths) or [Path(".")],
+                                                                      config_file)
+    except ConfigError as error:
+        _fail(str(error))
+        return
+    for directory in directories:
+        try:
+            removed = remove_cache(directory)
+        except (ValueError, OSError) as error:
+            _fail(str(error))
+            return
+        click.echo(f"{'removed' if removed else 'no cache at'} {directory}", err=True)
 
 
 @cli.command("rules")

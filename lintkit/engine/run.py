@@ -49,6 +49,12 @@ class RunOptions:
     baseline: Path | None = None
     #: Apply no baseline; key every diagnostic for a new one instead (--write-baseline).
     record_baseline: bool = False
+    #: Read and write the phase-1 cache (the CLI's default; off for library callers).
+    use_cache: bool = False
+    #: The cache directory instead of the ``cache-dir`` setting (--cache-dir).
+    cache_dir: Path | None = None
+    #: Worker processes for parsing; None: the usable cores (--jobs).
+    jobs: int | None = None
 
 
 @dataclass
@@ -153,14 +159,19 @@ def lint_project(root: Path, config_path: Path | None, targets: list[Path], comp
 
 def build_project(config: LoadedConfig, paths: list[str] | None = None,
                   overrides: dict[str, bytes] | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> Project:
+                  progress: Callable[[int, int], None] | None = None,
+                  options: RunOptions | None = None) -> Project:
     """Phases 1 and 2 for a project: every file's facts and the index (``paths`` defaults
     to every file discovery finds)."""
     if paths is None:
         paths, _ = discover(config.root, config.settings, split_nested=config.path is not None
                             and config.path.parent == config.root)
     overrides = overrides or {}
-    facts = phase1.collect_facts(config.root, paths, overrides, progress)
+    options = options or RunOptions()
+    phase1_options = phase1.options_for(config.root, config.settings, use_cache=options.use_cache,
+                                        cache_dir=options.cache_dir, jobs=options.jobs)
+    facts = phase1.run_phase1(config.root, paths, overrides, phase1_options, progress,
+                              config.settings).facts
     src_roots = config.src_roots()
     module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
     return Project(root=config.root, index=ProjectIndex(facts, module_names),
@@ -192,7 +203,7 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
         if target.endswith(".py") and target not in paths and (root / target).is_file():
             paths = sorted({*paths, target})
 
-    project = build_project(config, paths, overrides, options.progress)
+    project = build_project(config, paths, overrides, options.progress, options)
     facts = project.files
 
     result = ProjectResult(root=root, config=config, rules=rules,
