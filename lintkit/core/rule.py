@@ -5,6 +5,9 @@ sections (What it does / Why it matters / Example / How to fix), an options mode
 from its table in ``[tool.lion-lint]``, and valid/invalid examples that the test suite runs.
 Its ``check`` gets the whole project (facts of every file and the index) and yields
 diagnostics. Rules never register themselves: the composition root lists them.
+
+Shipped rules and a project's local rules (its ``plugins``) are written against this same
+API; docs/writing-rules.md documents it and what of it is stable.
 """
 
 from __future__ import annotations
