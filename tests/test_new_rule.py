@@ -75,6 +75,8 @@ def test_the_next_code_is_free_and_nothing_is_overwritten(tmp_path: Path) -> Non
     text = (project / "lint_rules/second_rule.py").read_text()
     assert 'code = "HR002"' in text and 'name = "second-rule"' in text
     assert "class SecondRule(Rule):" in text
+    assert ('plugins = ["tools.lint.first:First", "lint_rules.second_rule:SecondRule"]'
+            in second.stdout)
     again = lion_lint("new-rule", "first", "--code", "HR010", cwd=project)
     assert again.returncode == 2
     assert "tools/lint/first.py already exists; nothing written" in again.stderr

@@ -431,7 +431,7 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
     click.echo(f"\nRule {made.code} {made.name} is class {made.class_name}. Next:\n"
                f"  1. python -m pytest {test}    # passes as generated\n"
                f"  2. add it to [tool.lion-lint] in {pyproject}:\n"
-               f'       plugins = ["{made.spec}"]\n'
+               f"       {_plugins_line(config.settings.plugins, made.spec)}\n"
                f"  3. lion-lint    # runs it with the other rules\n"
                f"  4. edit {os.path.relpath(made.rule_path, cwd)} into your house rule "
                "(its docstring, examples and check)")
@@ -471,6 +471,11 @@ def imports(**kwargs: Any) -> None:
         _internal_error(str(error))
         return
     sys.exit(status)
+
+
+def _plugins_line(plugins: tuple[str, ...], spec: str) -> str:
+    """The ``plugins`` line with the new rule added to the ones already configured."""
+    return "plugins = [" + ", ".join(f'"{p}"' for p in (*plugins, spec)) + "]"
 
 
 def main() -> None:
