@@ -1,0 +1,88 @@
+"""Phase 1 in worker processes gives what it gives in one process, for every --jobs value."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lintkit.core.facts import facts_to_data
+from lintkit.engine import phase1
+from lintkit.engine.discovery import discover
+from lintkit.engine.phase1 import Phase1Options, _batches, _Work, run_phase1
+from lintkit.config.model import Settings
+from tests.phase1_support import make_project, run
+
+FILLERS = 16  # enough source (about 110 KB) that phase 1 uses a pool
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_project(tmp_path_factory.mktemp("parallel"), fillers=FILLERS)
+
+
+def _paths(root: Path) -> list[str]:
+    return discover(root, Settings(respect_gitignore=False))[0]
+
+
+def test_a_pool_gives_the_facts_of_one_process(project: Path) -> None:
+    paths = _paths(project)
+    alone = run_phase1(project, paths, {}, Phase1Options(jobs=1))
+    pooled = run_phase1(project, paths, {}, Phase1Options(jobs=2))
+    assert alone.workers == 0 and pooled.workers == 2
+    assert [facts_to_data(f) for f in pooled.facts] == [facts_to_data(f) for f in alone.facts]
+    assert [f.path for f in pooled.facts] == paths  # the order asked for, whatever the pool did
+
+
+def test_a_pool_fills_the_cache_that_one_process_then_reads(project: Path, tmp_path: Path) -> None:
+    paths = _paths(project)
+    options = Phase1Options(cache_dir=tmp_path / "cache", jobs=2)
+    pooled = run_phase1(project, paths, {}, options)
+    assert pooled.workers == 2 and len(pooled.parsed) == len(paths)
+    warm = run_phase1(project, paths, {}, Phase1Options(cache_dir=tmp_path / "cache", jobs=1))
+    assert warm.parsed == []
+    assert [facts_to_data(f) for f in warm.facts] == [facts_to_data(f) for f in pooled.facts]
+
+
+def test_a_few_small_files_stay_in_process(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    result = run_phase1(tmp_path, _paths(tmp_path), {}, Phase1Options(jobs=4))
+    assert result.workers == 0 and len(result.parsed) == 7
+
+
+def test_batches_cover_every_file_once_largest_first_and_shrink() -> None:
+    work = [_Work(i, f"m{i}.py", size, None, False)
+            for i, size in enumerate([5_000, 300_000, 40_000, 120_000, 800, 60_000] * 20)]
+    batches = _batches(work, jobs=2)
+    assert sorted(w.index for batch in batches for w in batch) == list(range(len(work)))
+    sizes = [w.size for batch in batches for w in batch]
+    assert sizes == sorted(sizes, reverse=True)
+    totals = [sum(w.size for w in batch) for batch in batches]
+    assert totals[-1] < totals[0] / 4  # the last batches are small: workers finish together
+    assert len(batches) >= 2 * 2
+
+
+@pytest.mark.parametrize("cache", [False, True], ids=["no-cache", "cache"])
+def test_cli_diagnostics_are_identical_for_every_jobs_value(project: Path, tmp_path: Path,
+                                                            cache: bool) -> None:
+    outputs = {}
+    for jobs in (1, 2, 3):
+        flags = ["--no-cache"] if not cache else ["--cache-dir", tmp_path / f"cache-{jobs}"]
+        result = run("check", "--output-format", "json", "--jobs", str(jobs), *flags,
+                         cwd=project)
+        assert result.returncode == 1, result.stderr
+        outputs[jobs] = result.stdout
+    assert outputs[1] == outputs[2] == outputs[3]
+    codes = sorted(d["code"] for d in json.loads(outputs[1])["diagnostics"])
+    assert codes == ["LL000", "LL001"]
+
+
+def test_jobs_must_be_positive(project: Path) -> None:
+    result = run("check", "--jobs", "0", cwd=project)
+    assert result.returncode == 2
+    assert "--jobs" in result.stderr
+
+
+def test_usable_cores_is_at_least_one() -> None:
+    assert phase1.usable_cores() >= 1
