@@ -186,3 +186,14 @@ def test_string_values_equal_libcsts_evaluation() -> None:
             assert _string_value(node) == node.evaluated_value, node.value
             checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize("sample", [*_stdlib_sample()[:6], "awkward"],
+                         ids=lambda s: s if isinstance(s, str) else s.name)
+def test_facts_survive_the_json_codec_unchanged(sample: Path | str) -> None:
+    """The cache and the workers ship facts as JSON: decoding gives back equal facts."""
+    from lintkit.core.facts import facts_from_data
+
+    source = AWKWARD.encode() if sample == "awkward" else Path(sample).read_bytes()
+    facts = extract("m.py", source, False)
+    assert facts_from_data(json.loads(json.dumps(facts_to_data(facts)))) == facts

@@ -25,7 +25,7 @@ When = Literal["import", "call", "typing", "main"]
 NO_SPAN: Span = (0, 0, 0, 0)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 3
+FACTS_VERSION = 4
 
 
 @dataclass(slots=True)
@@ -221,31 +221,51 @@ class FileFacts:
 # --- JSON codec -----------------------------------------------------------------------------
 # Facts encode as positional lists (compact, and cheap to decode on a warm run).
 
+# An Expr is a list of its fields in order, without the trailing ones left at their defaults
+# (most expressions are a bare name or constant: no items, values, keywords or func).
+_EXPR_DEFAULTS: tuple[Any, ...] = ("", None, [], [], [], None)
+
+
 def _expr_to_data(e: Expr) -> list[Any]:
-    return [
+    data = [
         e.kind,
         list(e.span),
         e.text,
         e.value,
-        [_expr_to_data(i) for i in e.items],
-        [None if v is None else _expr_to_data(v) for v in e.values],
-        [[k, _expr_to_data(v)] for k, v in e.keywords],
+        list(map(_expr_to_data, e.items)) if e.items else [],
+        [None if v is None else _expr_to_data(v) for v in e.values] if e.values else [],
+        [[k, _expr_to_data(v)] for k, v in e.keywords] if e.keywords else [],
         None if e.func is None else _expr_to_data(e.func),
     ]
+    end = len(data)
+    while end > 2 and data[end - 1] == _EXPR_DEFAULTS[end - 3]:
+        end -= 1
+    del data[end:]
+    return data
 
 
 def _expr_from_data(d: list[Any]) -> Expr:
-    kind, span, text, value, items, values, keywords, func = d
+    # The hot loop of a warm run (hundreds of thousands of calls): no generator expressions.
+    size = len(d)
+    if size < 3:
+        return Expr(d[0], tuple(d[1]))  # type: ignore[arg-type]
+    items = d[4] if size > 4 else None
+    values = d[5] if size > 5 else None
+    keywords = d[6] if size > 6 else None
+    func = d[7] if size > 7 else None
     return Expr(
-        kind,
-        tuple(span),  # type: ignore[arg-type]
-        text,
-        value,
-        tuple(_expr_from_data(i) for i in items),
-        tuple(None if v is None else _expr_from_data(v) for v in values),
-        tuple((k, _expr_from_data(v)) for k, v in keywords),
+        d[0],
+        tuple(d[1]),  # type: ignore[arg-type]
+        d[2],
+        d[3] if size > 3 else None,
+        tuple(map(_expr_from_data, items)) if items else (),
+        tuple([None if v is None else _expr_from_data(v) for v in values]) if values else (),
+        tuple([(k, _expr_from_data(v)) for k, v in keywords]) if keywords else (),
         None if func is None else _expr_from_data(func),
     )
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _encode(value: Any) -> Any:
@@ -253,8 +273,11 @@ def _encode(value: Any) -> Any:
         return _expr_to_data(value)
     if isinstance(value, tuple):
         return [_encode(v) for v in value]
-    if hasattr(value, "__dataclass_fields__"):
-        return [_encode(getattr(value, f.name)) for f in fields(value)]
+    names = _FIELD_NAMES.get(type(value))
+    if names is None and hasattr(value, "__dataclass_fields__"):
+        names = _FIELD_NAMES[type(value)] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return [_encode(getattr(value, name)) for name in names]
     if isinstance(value, list):
         return [_encode(v) for v in value]
     return value
