@@ -1,0 +1,323 @@
+"""lion-lint's benchmark: cold, warm and one-file-changed runs against LibCST's parse floor.
+
+    python benchmarks/bench.py [PATH ...] [--runs N] [--jobs N] [--json FILE]
+
+Each corpus (by default the running interpreter's standard library, without
+site-packages; each PATH adds one, e.g. a LionAGI checkout) is copied into a temporary
+project, so nothing of yours is touched and every figure covers exactly the same files.
+For each corpus, in one run so that the ratios are fair, it measures (medians of --runs
+runs, with min and max):
+
+  parse floor   LibCST ``parse_module`` over every file, one process, nothing else
+  cold          ``lion-lint`` with every rule selected, empty cache, default jobs
+  warm          the same again, nothing changed
+  changed       after a content change to one mid-size file (a new one each run)
+  --version     ``lion-lint --version``
+
+plus the peak memory of the cold run (the largest process, and the process tree's total
+sampled every 20 ms), files and MB per second, and the issue's targets met or not. The
+times are wall-clock times of the real command, interpreter start-up included. The load
+average before and after is printed: figures taken on a busy machine say little.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+PYPROJECT = "[tool.lion-lint]\nrespect-gitignore = false\n"
+#: Times LibCST's parse of files given on stdin (one path a line); prints the seconds.
+PARSE_FLOOR = """
+import sys, time
+import libcst
+paths = sys.stdin.read().splitlines()
+sources = [open(p, "rb").read() for p in paths]
+start = time.perf_counter()
+for source in sources:
+    try:
+        libcst.parse_module(source)
+    except Exception:
+        pass
+print(time.perf_counter() - start)
+"""
+
+
+@dataclass
+class Series:
+    """Wall times of repeated runs of one measurement."""
+
+    values: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def show(self) -> str:
+        return (f"{self.median:8.3f} s  (min {min(self.values):.3f}, max {max(self.values):.3f},"
+                f" n={len(self.values)})")
+
+
+def lion_lint(*args: str | Path) -> list[str]:
+    return [sys.executable, "-m", "lintkit", *map(str, args)]
+
+
+def timed(command: list[str], cwd: Path, memory: bool = False) -> tuple[float, int, int, int]:
+    """Run a command; its wall time, exit status, largest process RSS and sampled tree RSS
+    (bytes; 0 when not measured)."""
+    sampler = _TreeSampler() if memory else None
+    before = _children_maxrss()
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    if sampler is not None:
+        sampler.start(process.pid)
+    _, stderr = process.communicate()
+    elapsed = time.perf_counter() - start
+    tree = sampler.stop() if sampler is not None else 0
+    if process.returncode not in (0, 1):
+        sys.exit(f"bench: {' '.join(command)} exited {process.returncode}:\n"
+                 f"{stderr.decode(errors='replace')}")
+    largest = _children_maxrss()
+    return elapsed, process.returncode, largest if largest > before else 0, tree
+
+
+def _children_maxrss() -> int:
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+class _TreeSampler:
+    """Peak of the summed RSS of a process and its descendants (Linux /proc; else 0)."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, pid: int) -> None:
+        if not Path("/proc/self/stat").exists():
+            return
+        self._thread = threading.Thread(target=self._run, args=(pid,), daemon=True)
+        self._thread.start()
+
+    def stop(self) -> int:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        return self.peak
+
+    def _run(self, root: int) -> None:
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self._stop.wait(0.02):
+            parents: dict[int, int] = {}
+            rss: dict[int, int] = {}
+            for entry in os.listdir("/proc"):
+                if not entry.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as stream:
+                        fields = stream.read().rsplit(b")", 1)[1].split()
+                except OSError:
+                    continue
+                parents[int(entry)] = int(fields[1])
+                rss[int(entry)] = int(fields[21]) * page
+            tree, grew = {root}, True
+            while grew:
+                grew = False
+                for pid, parent in parents.items():
+                    if parent in tree and pid not in tree:
+                        tree.add(pid)
+                        grew = True
+            self.peak = max(self.peak, sum(rss.get(pid, 0) for pid in tree))
+
+
+def build_corpus(source: Path, destination: Path) -> list[str]:
+    """Copy the Python files lion-lint would lint under ``source``; their relative paths."""
+    from lintkit.config.model import Settings
+    from lintkit.engine.discovery import discover
+
+    settings = Settings(respect_gitignore=False, extend_exclude=("site-packages",))
+    paths, _ = discover(source, settings, split_nested=False)
+    for relative in paths:
+        target = destination / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / relative, target)
+    (destination / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    return paths
+
+
+def parse_floor(root: Path, paths: list[str]) -> float:
+    done = subprocess.run([sys.executable, "-c", PARSE_FLOOR], input="\n".join(
+        str(root / p) for p in paths), capture_output=True, text=True, check=True)
+    return float(done.stdout.strip())
+
+
+def mid_size_file(root: Path, paths: list[str]) -> str:
+    """The file at the median size among files of at least 1 KB."""
+    sized = sorted((os.path.getsize(root / p), p) for p in paths)
+    sized = [entry for entry in sized if entry[0] >= 1024] or sized
+    return sized[len(sized) // 2][1]
+
+
+def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
+                 workdir: Path) -> dict[str, object]:
+    root = workdir / name
+    root.mkdir(parents=True)
+    paths = build_corpus(source, root)
+    size = sum(os.path.getsize(root / p) for p in paths)
+    check = ["check", ".", "--select", "LL", "--output-format", "concise", "--quiet"]
+    if jobs is not None:
+        check += ["--jobs", str(jobs)]
+    print(f"\n== {name}: {source} ({len(paths)} files, {size / 1e6:.1f} MB)", flush=True)
+
+    floor, cold, warm, changed, version = Series(), Series(), Series(), Series(), Series()
+    largest = tree = 0
+    changed_file = mid_size_file(root, paths)
+    changed_parse = Series()
+    for run in range(runs):
+        floor.values.append(parse_floor(root, paths))
+        changed_parse.values.append(parse_floor(root, [changed_file]))
+        shutil.rmtree(root / ".lion-lint-cache", ignore_errors=True)
+        elapsed, status, rss, total = timed(lion_lint(*check), root, memory=True)
+        cold.values.append(elapsed)
+        largest, tree = max(largest, rss), max(tree, total)
+        print(f"  run {run + 1}/{runs}: floor {floor.values[-1]:.2f} s, cold {elapsed:.2f} s "
+              f"(exit {status})", flush=True)
+    original = (root / changed_file).read_bytes()
+    for run in range(runs):
+        warm.values.append(timed(lion_lint(*check), root)[0])
+        (root / changed_file).write_bytes(original + f"\n# bench edit {run}\n".encode())
+        changed.values.append(timed(lion_lint(*check), root)[0])
+    (root / changed_file).write_bytes(original)
+    for _ in range(max(runs, 10)):
+        version.values.append(timed(lion_lint("--version"), root)[0])
+
+    megabytes = size / 1e6
+    changed_budget = warm.median + 1.5 * changed_parse.median
+    print(f"  parse floor  {floor.show()}   {megabytes / floor.median:6.2f} MB/s  "
+          f"{len(paths) / floor.median:7.1f} files/s")
+    print(f"  cold         {cold.show()}   {megabytes / cold.median:6.2f} MB/s  "
+          f"{len(paths) / cold.median:7.1f} files/s")
+    print(f"  warm         {warm.show()}")
+    print(f"  changed      {changed.show()}   ({changed_file}: "
+          f"{os.path.getsize(root / changed_file) / 1e3:.1f} KB, parses in "
+          f"{changed_parse.median:.3f} s)")
+    print(f"  --version    {version.show()}")
+    print(f"  cold peak RSS: largest process {largest / 2**20:.0f} MB, "
+          f"process tree {tree / 2**20:.0f} MB (sampled)")
+    print(f"  ratios: cold / floor {cold.median / floor.median:.2f}   "
+          f"warm / cold {warm.median / cold.median:.3f}   "
+          f"changed / (warm + 1.5 x its parse) {changed.median / changed_budget:.2f}")
+    return {
+        "corpus": name, "source": str(source), "files": len(paths), "bytes": size,
+        "parse_floor": floor.values, "cold": cold.values, "warm": warm.values,
+        "changed": changed.values, "changed_file": changed_file,
+        "changed_file_parse": changed_parse.values, "version": version.values,
+        "cold_largest_rss": largest, "cold_tree_rss": tree,
+    }
+
+
+def targets(results: list[dict[str, object]]) -> None:
+    """The issue's targets, judged on these figures."""
+    print("\n== targets")
+    for result in results:
+        med = {key: statistics.median(result[key]) for key in  # type: ignore[call-overload]
+               ("parse_floor", "cold", "warm", "changed", "changed_file_parse", "version")}
+        checks = [
+            ("cold <= 0.6 x parse floor", med["cold"] <= 0.6 * med["parse_floor"],
+             f"{med['cold'] / med['parse_floor']:.2f} x"),
+            ("changed <= warm + 1.5 x its parse",
+             med["changed"] <= med["warm"] + 1.5 * med["changed_file_parse"],
+             f"{med['changed']:.3f} s vs {med['warm'] + 1.5 * med['changed_file_parse']:.3f} s"),
+            ("--version <= 0.15 s", med["version"] <= 0.15, f"{med['version']:.3f} s"),
+        ]
+        if result["corpus"] == "stdlib":
+            checks += [
+                ("warm <= 3% of cold", med["warm"] <= 0.03 * med["cold"],
+                 f"{100 * med['warm'] / med['cold']:.1f} %"),
+                ("cold peak RSS <= 300 MB", int(result["cold_tree_rss"] or result[  # type: ignore[call-overload]
+                    "cold_largest_rss"]) <= 300 * 2**20,
+                 f"{int(result['cold_tree_rss'] or result['cold_largest_rss']) / 2**20:.0f} MB"),  # type: ignore[call-overload]
+            ]
+        if 400 <= int(result["files"]) <= 800:  # type: ignore[call-overload]
+            checks.append(("warm <= 0.4 s (a project of about 600 files)",
+                           med["warm"] <= 0.4, f"{med['warm']:.3f} s"))
+        for label, met, figure in checks:
+            print(f"  {result['corpus']:<10} {'met   ' if met else 'MISSED'} {label:<46} {figure}")
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    import importlib.metadata
+
+    return (f"{model}, {cores} usable cores, {platform.system()} {platform.release()}; Python "
+            f"{platform.python_version()}, libcst {importlib.metadata.version('libcst')}, "
+            f"lion-lint {importlib.metadata.version('lion-lint')}")
+
+
+def load() -> str:
+    try:
+        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "load average unknown"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*", type=Path,
+                        help="more corpora (directories of Python code)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (default 3)")
+    parser.add_argument("--jobs", type=int, default=None, help="--jobs for lion-lint")
+    parser.add_argument("--no-stdlib", action="store_true", help="skip the standard library")
+    parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    options = parser.parse_args()
+    corpora: list[tuple[str, Path]] = []
+    if not options.no_stdlib:
+        corpora.append(("stdlib", Path(sysconfig.get_paths()["stdlib"])))
+    corpora += [(path.resolve().name or "corpus", path.resolve()) for path in options.paths]
+    print(f"lion-lint benchmark on {machine()}")
+    print(f"before: {load()}")
+    results = []
+    names: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="lion-lint-bench-") as directory:
+        for name, source in corpora:
+            unique = name
+            while unique in names:
+                unique += "+"
+            names.add(unique)
+            results.append(bench_corpus(unique, source, options.runs, options.jobs,
+                                        Path(directory)))
+    print(f"\nafter: {load()}")
+    targets(results)
+    if options.json:
+        options.json.write_text(json.dumps({"machine": machine(), "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
