@@ -84,7 +84,7 @@ def run_imports(args: ImportsArgs, echo: Echo) -> int:
     found = project_config(args.project, args.config_file)
     root = found.root
     config, _, _ = load_project(root, found.path, compose, RunOptions())
-    project = build_project(config)
+    project = build_project(config, options=RunOptions(use_cache=True))  # as `check` does
     module = _module_name(args.module, project, root)
     graph = import_graph(project.index)
     kinds = WITH_CALL_TIME if args.include_call_time else IMPORT_TIME
