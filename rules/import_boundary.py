@@ -18,6 +18,7 @@ from lintkit import (
     RuleOptions,
     Valid,
 )
+from lintkit.core.facts import Span
 from lintkit.core.imports import (
     IMPORT_TIME,
     WITH_CALL_TIME,
@@ -74,6 +75,12 @@ NEUTRAL_LAYER = Contract(name="neutral layer", modules=("lionagi.ln.types",),
 class Options(RuleOptions):
     #: None: LionAGI's neutral-layer contract. ``boundaries = []`` checks nothing.
     boundaries: tuple[Contract, ...] | None = None
+
+
+#: A non-literal dynamic import's site -> (module it runs in, when, names of the contracts).
+_OpaqueSites = dict[tuple[str, Span], tuple[str, str, list[str]]]
+#: One diagnostic per (forbidden pattern, path and span of the first import statement).
+_FindingKey = tuple[str, str, Span]
 
 
 @dataclass
@@ -168,7 +175,7 @@ class ImportBoundary(Rule):
         graph = import_graph(project.index)
         configured = self.options.boundaries is not None
         contracts = self.options.boundaries if configured else (NEUTRAL_LAYER,)
-        opaque: dict[tuple[str, tuple[int, int, int, int]], tuple[str, str, list[str]]] = {}
+        opaque: _OpaqueSites = {}
         for contract in contracts or ():
             yield from _ContractCheck(self, project, graph, contract, configured).run(opaque)
         for (path, span), (module, when, names) in sorted(opaque.items()):
@@ -198,7 +205,7 @@ class _ContractCheck:
                                  dict[str, tuple[list[Edge], str]]] = {}
         self._match_memo: dict[tuple[str, Edge], str | None] = {}
 
-    def run(self, opaque: dict) -> Iterator[Diagnostic]:  # type: ignore[type-arg]
+    def run(self, opaque: _OpaqueSites) -> Iterator[Diagnostic]:
         if not self.roots:
             if self.configured:
                 path, span = pyproject_span(self.project, self.contract.name)
@@ -206,7 +213,7 @@ class _ContractCheck:
                     path, span, f'contract "{self.contract.name}" matches no module of the '
                     f"project (modules = {list(self.contract.modules)})")
             return
-        findings: dict[tuple[str, str, tuple[int, int, int, int]], _Finding] = {}
+        findings: dict[_FindingKey, _Finding] = {}
         for root in self.roots:
             # Importing ``root`` runs it and its parent packages: while they run, they are
             # already in sys.modules, so a chain that comes back to them loads nothing new.
@@ -300,7 +307,7 @@ class _ContractCheck:
 
     # --- warnings and stale exceptions ---------------------------------------------------------
 
-    def _collect_opaque(self, opaque: dict) -> None:  # type: ignore[type-arg]
+    def _collect_opaque(self, opaque: _OpaqueSites) -> None:
         reached = self.graph.reach(self.roots, self.kinds, blocked=self.blocked)
         whens = ("import", "call") if self.contract.include_call_time else ("import",)
         for site in self.graph.opaque_in(reached, whens):
@@ -334,6 +341,6 @@ class _ContractCheck:
                    for e in self.graph.edges_from(module, self.kinds) for p in self.forbid)
 
 
-def _finding_order(item: tuple[tuple[str, str, tuple[int, int, int, int]], _Finding]) -> tuple:  # type: ignore[type-arg]
+def _finding_order(item: tuple[_FindingKey, _Finding]) -> tuple[str, Span, str]:
     (pattern_text, path, span), _ = item
     return (path, span, pattern_text)
