@@ -119,7 +119,7 @@ def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
     todo: list[_Work] = []
     # Collection finds no garbage among freshly decoded facts, and with tens of thousands
     # of live objects its passes cost more than the decoding itself.
-    with _collector_paused():
+    with collector_paused():
         for index, path in enumerate(paths):
             source = overrides.get(path)
             from_disk = source is None
@@ -261,7 +261,7 @@ def _extract_batch(root: Path, batch: Sequence[_Work],
                    cache: FactsCache | None) -> list[tuple[int, str]]:
     """Parse a batch of files; their facts as JSON text, stored in the cache on the way."""
     out: list[tuple[int, str]] = []
-    with _collector_paused():
+    with collector_paused():
         for work in batch:
             source = work.source
             if source is None:
@@ -285,9 +285,14 @@ def _extract_json(path: str, source: bytes) -> str:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector: phase 1 creates many objects and no cycles
-    (LibCST trees and facts are freed by reference counting as soon as they are dropped)."""
+    (LibCST trees and facts are freed by reference counting as soon as they are dropped).
+
+    With a project's facts alive, each full collection scans hundreds of thousands of
+    objects that are never garbage: on LionAGI, collections made up about half of a warm
+    run, so the engine keeps the collector paused for a whole project (nested pauses are
+    fine: the outermost one restores it)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

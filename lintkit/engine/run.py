@@ -267,7 +267,8 @@ def lint_paths(paths: Sequence[Path], config_path: Path | None, compose: Compose
         if root in seen:
             continue
         seen.add(root)
-        result = lint_project(root, config, targets, compose, options)
+        with phase1.collector_paused():
+            result = lint_project(root, config, targets, compose, options)
         results.append(result)
         for nested_root in result.nested:
             inner = [t for t in targets if nested_root in t.parents or t == nested_root]
