@@ -18,6 +18,7 @@ Conventions shared by every fact:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from sys import intern
 from typing import Any, Literal
 
 Span = tuple[int, int, int, int]
@@ -246,17 +247,18 @@ def _expr_to_data(e: Expr) -> list[Any]:
 
 def _expr_from_data(d: list[Any]) -> Expr:
     # The hot loop of a warm run (hundreds of thousands of calls): no generator expressions.
+    # Kinds, names and scopes repeat thousands of times: interned, each is held once.
     size = len(d)
     if size < 3:
-        return Expr(d[0], tuple(d[1]))  # type: ignore[arg-type]
+        return Expr(intern(d[0]), tuple(d[1]))  # type: ignore[arg-type]
     items = d[4] if size > 4 else None
     values = d[5] if size > 5 else None
     keywords = d[6] if size > 6 else None
     func = d[7] if size > 7 else None
     return Expr(
-        d[0],
+        intern(d[0]),
         tuple(d[1]),  # type: ignore[arg-type]
-        d[2],
+        intern(d[2]),
         d[3] if size > 3 else None,
         tuple(map(_expr_from_data, items)) if items else (),
         tuple([None if v is None else _expr_from_data(v) for v in values]) if values else (),
@@ -307,20 +309,22 @@ _DECODERS: dict[type, tuple[tuple[str, Any], ...]] = {
 
 
 def _decode_field(how: Any, raw: Any) -> Any:
-    if how is None or raw is None:
+    if raw is None:
         return raw
+    if how is None:
+        return intern(raw) if type(raw) is str else raw
     if how == "expr":
         return _expr_from_data(raw)
     if how == "opt_expr":
         return _expr_from_data(raw)
     if how == "exprs":
-        return tuple(_expr_from_data(r) for r in raw)
+        return tuple(map(_expr_from_data, raw))
     if how == "kw_exprs":
-        return tuple((k, _expr_from_data(v)) for k, v in raw)
+        return tuple([(k, _expr_from_data(v)) for k, v in raw])
     if how in ("span", "strs"):
         return tuple(raw)
     if how == "pairs":
-        return tuple((a, b) for a, b in raw)
+        return tuple([(a, b) for a, b in raw])
     raise ValueError(how)
 
 
