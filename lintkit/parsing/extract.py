@@ -28,6 +28,7 @@ from lintkit.core.facts import (
     When,
 )
 from lintkit.parsing.cstparse import parse_module
+from lintkit.parsing.guard import refusal, with_deep_stack
 from lintkit.parsing.positions import node_spans
 from lintkit.parsing.suppressions import find_suppressions
 
@@ -605,50 +606,65 @@ def _guard_name(test: cst.BaseExpression, param: str) -> str | None:
 
 def extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     """Parse ``source`` with LibCST and return its facts (a parse error becomes ``error``)."""
+    refused = refusal(source)
+    if refused is not None:
+        return FileFacts(path=path, is_package=is_package, line_count=source.count(b"\n") + 1,
+                         error=refused)
+    try:
+        return _extract(path, source, is_package)
+    except RecursionError:
+        pass  # a legal but deep tree (a long implicit string concatenation): more stack
+    try:
+        return with_deep_stack(_extract, path, source, is_package)
+    except RecursionError:
+        return FileFacts(path=path, is_package=is_package, line_count=source.count(b"\n") + 1,
+                         error=ParseError(1, 1, "cannot analyse: nesting too deep"))
+
+
+def _extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     facts = FileFacts(path=path, is_package=is_package)
     facts.line_count = source.count(b"\n") + 1
     try:
         module = parse_module(source)
     except cst.ParserSyntaxError as error:
-        facts.error = _interpreter_syntax_error(source) or ParseError(
-            error.raw_line, error.raw_column + 1, f"syntax error: {_first_line(error.message)}")
-        return facts
-    except RecursionError:
-        facts.error = ParseError(1, 1, "cannot parse: expressions nest deeper than the parser supports")
+        facts.error = _interpreter_syntax_error(source, error)
         return facts
     except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as error:
         facts.error = ParseError(1, 1, f"cannot decode: {_first_line(str(error))}")
         return facts
     extractor = _Extractor(facts)
-    try:
-        extractor.block(module.body, _Ctx())
-        extractor.resolve_positions(module)
-    except RecursionError:
-        return FileFacts(path=path, is_package=is_package, line_count=facts.line_count,
-                         error=ParseError(1, 1, "cannot analyse: nesting too deep"))
+    extractor.block(module.body, _Ctx())
+    extractor.resolve_positions(module)
     if b"lion-lint" in source:
         facts.suppressions = find_suppressions(source, module.encoding)
     return facts
 
 
-def _interpreter_syntax_error(source: bytes) -> ParseError | None:
-    """CPython's own account of a syntax error, when it has one.
+def _interpreter_syntax_error(source: bytes, error: cst.ParserSyntaxError) -> ParseError:
+    """CPython's own account of a syntax error LibCST found, when it has one.
 
     LibCST's parser locates some errors at the next token (a line late); the interpreter's
     compiler names the exact place and says it in words users know. It is asked only after
-    LibCST has failed, and only to parse (never to run) the code.
+    LibCST has failed, and only to parse (never to run) the code. When the interpreter
+    accepts the code, the fault is LibCST's (a construct it does not support) and the
+    diagnostic says so rather than blame the file.
     """
     import ast
 
+    reason = _first_line(error.message)
     try:
         ast.parse(source)
-    except SyntaxError as error:
-        if error.lineno:
-            return ParseError(error.lineno, max(error.offset or 1, 1),
-                              f"syntax error: {error.msg}")
+    except SyntaxError as syntax:
+        if syntax.lineno:
+            return ParseError(syntax.lineno, max(syntax.offset or 1, 1),
+                              f"syntax error: {syntax.msg}")
     except (ValueError, RecursionError, MemoryError):
-        return None
-    return None
+        pass
+    else:
+        return ParseError(error.raw_line, error.raw_column + 1,
+                          f"cannot parse: LibCST's parser rejects this code, which the "
+                          f"interpreter accepts ({reason})")
+    return ParseError(error.raw_line, error.raw_column + 1, f"syntax error: {reason}")
 
 
 def _first_line(message: str) -> str:
