@@ -270,7 +270,10 @@ class StructuralEq(Rule):
                     bases, namespace = call.call.items[1], call.call.items[2]
                     pinned = namespace.kind == "dict" and not any(
                         k.kind == "const" and k.value in EQ_METHODS for k in namespace.items)
-                elif index.resolve(info.name, func, call.scope) in make:
+                elif ((call.call.keyword("bases") is not None or len(call.call.items) >= 3)
+                      and index.resolve(info.name, func, call.scope) in make):
+                    # Only a call that passes bases can make a family member; resolving
+                    # every call of the project would cost more than the rest of the rule.
                     bases = call.call.keyword("bases")
                     if bases is None and len(call.call.items) >= 3:
                         bases = call.call.items[2]
