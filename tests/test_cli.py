@@ -12,22 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from integration_support import BASE, PYPROJECT
 
-PYPROJECT = """\
-[tool.lion-lint]
-src = ["src"]
-
-[tool.lion-lint.structural-eq]
-authorities = ["pkg.base.Params"]
-"""
-BASE = """\
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True, eq=False)
-class Params:
-    pass
-"""
 BAD = """\
 from dataclasses import dataclass
 
