@@ -484,7 +484,18 @@ def _plugins_line(plugins: tuple[str, ...], spec: str) -> str:
 
 
 def main() -> None:
+    # Not click's standalone mode: it turns Ctrl-C into "Aborted!" and exit 1, which reads
+    # as "violations found", and lets any other exception out as a traceback.
     try:
-        cli(prog_name="lion-lint")
-    except KeyboardInterrupt:
+        status = cli.main(prog_name="lion-lint", standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        click.echo("lion-lint: interrupted", err=True)
         sys.exit(130)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except Exception as error:
+        import traceback
+
+        _internal_error(f"{type(error).__name__}: {error}\n{traceback.format_exc()}")
+    sys.exit(status if isinstance(status, int) else 0)
