@@ -171,7 +171,7 @@ def _extract_all(root: Path, todo: list[_Work], jobs: int | None, cache: FactsCa
     jobs = jobs or usable_cores()
     size = sum(work.size for work in todo)
     if jobs == 1 or len(todo) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
-        yield from _extract_batch(root, todo, cache)
+        yield from _extract_each(root, todo, cache)
         return
     batches = _batches(todo, jobs)
     result.workers = min(jobs, len(batches))
@@ -224,7 +224,7 @@ def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
         raise
     executor.shutdown(wait=True)
     if unfinished:
-        yield from _extract_batch(root, unfinished, cache)
+        yield from _extract_each(root, unfinished, cache)
 
 
 def _pool_context() -> Any:
@@ -259,22 +259,26 @@ def _worker_started() -> None:
 
 def _extract_batch(root: Path, batch: Sequence[_Work],
                    cache: FactsCache | None) -> list[tuple[int, str]]:
-    """Parse a batch of files; their facts as JSON text, stored in the cache on the way."""
-    out: list[tuple[int, str]] = []
+    """A worker's task: a batch of files, their facts as JSON text."""
     with collector_paused():
-        for work in batch:
-            source = work.source
-            if source is None:
-                try:
-                    source = (root / work.path).read_bytes()
-                except OSError as error:
-                    out.append((work.index, json.dumps(facts_to_data(read_error(work.path, error)))))
-                    continue
-            text = _extract_json(work.path, source)
-            if cache is not None and work.store:
-                cache.store_text(work.path, cache.encode(work.path, content_hash(source), text))
-            out.append((work.index, text))
-    return out
+        return list(_extract_each(root, batch, cache))
+
+
+def _extract_each(root: Path, batch: Sequence[_Work],
+                  cache: FactsCache | None) -> Iterator[tuple[int, str]]:
+    """Parse files one by one; their facts as JSON text, stored in the cache on the way."""
+    for work in batch:
+        source = work.source
+        if source is None:
+            try:
+                source = (root / work.path).read_bytes()
+            except OSError as error:
+                yield work.index, json.dumps(facts_to_data(read_error(work.path, error)))
+                continue
+        text = _extract_json(work.path, source)
+        if cache is not None and work.store:
+            cache.store_text(work.path, cache.encode(work.path, content_hash(source), text))
+        yield work.index, text
 
 
 def _extract_json(path: str, source: bytes) -> str:
