@@ -608,7 +608,7 @@ def extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     """Parse ``source`` with LibCST and return its facts (a parse error becomes ``error``)."""
     refused = refusal(source)
     if refused is not None:
-        return FileFacts(path=path, is_package=is_package, line_count=source.count(b"\n") + 1,
+        return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                          error=refused)
     try:
         return _extract(path, source, is_package)
@@ -617,19 +617,22 @@ def extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     try:
         return with_deep_stack(_extract, path, source, is_package)
     except RecursionError:
-        return FileFacts(path=path, is_package=is_package, line_count=source.count(b"\n") + 1,
+        return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                          error=ParseError(1, 1, "cannot analyse: nesting too deep"))
 
 
 def _extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     facts = FileFacts(path=path, is_package=is_package)
-    facts.line_count = source.count(b"\n") + 1
+    facts.line_count = line_count(source)
     try:
         module = parse_module(source)
     except cst.ParserSyntaxError as error:
         facts.error = _interpreter_syntax_error(source, error)
         return facts
-    except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as error:
+    except UnicodeDecodeError as error:
+        facts.error = _undecodable(error)
+        return facts
+    except (LookupError, SyntaxError, ValueError) as error:
         facts.error = ParseError(1, 1, f"cannot decode: {_first_line(str(error))}")
         return facts
     extractor = _Extractor(facts)
@@ -665,6 +668,23 @@ def _interpreter_syntax_error(source: bytes, error: cst.ParserSyntaxError) -> Pa
                           f"cannot parse: LibCST's parser rejects this code, which the "
                           f"interpreter accepts ({reason})")
     return ParseError(error.raw_line, error.raw_column + 1, f"syntax error: {reason}")
+
+
+def line_count(source: bytes) -> int:
+    """Lines as the tokenizer counts them: CRLF, LF and a lone CR each end one."""
+    return source.count(b"\n") + source.count(b"\r") - source.count(b"\r\n") + 1
+
+
+def _undecodable(error: UnicodeDecodeError) -> ParseError:
+    """Where the first undecodable byte is, in lines and characters, and what it is."""
+    data, offset = error.object, error.start
+    before = data[:offset]
+    line_start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+    column = len(before[line_start:].decode(error.encoding, "replace")) + 1
+    byte = f"byte 0x{data[offset]:02x}" if offset < len(data) else "the end of the file"
+    return ParseError(line_count(before), column,
+                      f"cannot decode: {byte} is not valid {error.encoding} ({error.reason}); "
+                      "declare the file's encoding (PEP 263) or save it as UTF-8")
 
 
 def _first_line(message: str) -> str:

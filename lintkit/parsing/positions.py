@@ -97,6 +97,8 @@ def node_spans(module: cst.Module, wanted: set[int]) -> dict[int, Span]:
     line, column, previous = 1, 0, 0
     for count in sorted({c for pair in bounds.values() for c in pair}):
         text = "".join(tokens[previous:count])
+        if "\r" in text:  # CRLF or a lone CR (old Mac files) ends a line as LF does
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         newlines = text.count("\n")
         if newlines:
             line += newlines

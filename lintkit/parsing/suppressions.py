@@ -36,7 +36,8 @@ def find_suppressions(source: bytes, encoding: str) -> list[SuppressionFact]:
         text = text[1:]
     found: list[SuppressionFact] = []
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        # newline=None: a lone CR ends a line, as it does for the interpreter.
+        tokens = list(tokenize.generate_tokens(io.StringIO(text, newline=None).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return found
     for token in tokens:
