@@ -484,6 +484,9 @@ def _plugins_line(plugins: tuple[str, ...], spec: str) -> str:
 
 
 def main() -> None:
+    # A file name that is not valid UTF-8 is printed as the bytes it is made of.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="surrogateescape")
     # Not click's standalone mode: it turns Ctrl-C into "Aborted!" and exit 1, which reads
     # as "violations found", and lets any other exception out as a traceback.
     try:

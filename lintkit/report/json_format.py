@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, TextIO
 
 from lintkit.core.diagnostics import Diagnostic
@@ -53,5 +54,19 @@ def write_json(report: Report, out: TextIO) -> None:
         "summary": {"files": report.files_checked, "diagnostics": len(diagnostics),
                     "suppressed": len(report.suppressed)},
     }
-    json.dump(document, out, indent=2, sort_keys=False, ensure_ascii=False)
+    dump_json(document, out)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dump_json(document: Any, out: TextIO) -> None:
+    """Write ``document`` as indented JSON, non-ASCII text as is, ending with a newline.
+
+    A file name that is not valid UTF-8 reaches us with its odd bytes as lone surrogates
+    (Python's surrogateescape); written raw they would make the document invalid UTF-8, so
+    they are written as ``\\udcXX`` escapes, which JSON readers in Python turn back into
+    the same path."""
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    out.write(_LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
     out.write("\n")

@@ -11,7 +11,7 @@ Unicode code points, as lion-lint's do.
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -19,6 +19,7 @@ from urllib.parse import quote
 from lintkit import __version__
 from lintkit.core.diagnostics import Diagnostic, Edit, Location
 from lintkit.core.rule import DOC_SECTIONS, Rule
+from lintkit.report.json_format import dump_json
 from lintkit.report.model import Report
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -27,7 +28,8 @@ SRCROOT = "%SRCROOT%"
 
 
 def _uri(path: str) -> str:
-    return quote(path, safe="/")
+    # The file name's own bytes, percent-encoded: a name that is not UTF-8 stays exact.
+    return quote(os.fsencode(path), safe="/")
 
 
 def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
@@ -118,5 +120,4 @@ def sarif_document(report: Report, cwd: Path) -> dict[str, Any]:
 
 
 def write_sarif(report: Report, out: TextIO, cwd: Path) -> None:
-    json.dump(sarif_document(report, cwd), out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    dump_json(sarif_document(report, cwd), out)
