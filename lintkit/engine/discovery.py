@@ -44,7 +44,10 @@ def git_ignored(root: Path) -> tuple[set[str], set[str]] | None:
 
 def is_nested_project(directory: Path) -> bool:
     candidate = directory / "pyproject.toml"
-    if not candidate.is_file():
+    try:
+        if not candidate.is_file():
+            return False
+    except OSError:  # an unreadable directory: the walk reports it
         return False
     try:
         return read_tool_table(candidate) is not None
@@ -52,9 +55,11 @@ def is_nested_project(directory: Path) -> bool:
         return True  # its own (broken) configuration: still not ours to lint
 
 
-def discover(root: Path, settings: Settings, *, split_nested: bool = True) -> tuple[list[str], list[Path]]:
+def discover(root: Path, settings: Settings, *, split_nested: bool = True,
+             unreadable: list[tuple[str, str]] | None = None) -> tuple[list[str], list[Path]]:
     """Project-relative POSIX paths of the Python files of the project rooted at ``root``,
-    and the roots of nested projects (left out when ``split_nested``)."""
+    and the roots of nested projects (left out when ``split_nested``). Directories that
+    exist but cannot be listed are added to ``unreadable`` as (path, reason)."""
     exclude = settings.exclude + settings.extend_exclude
     ignored = git_ignored(root) if settings.respect_gitignore else None
     ignored_files, ignored_dirs = ignored if ignored else (set(), set())
@@ -66,8 +71,12 @@ def discover(root: Path, settings: Settings, *, split_nested: bool = True) -> tu
         directory = root / relative_dir if relative_dir else root
         try:
             entries = list(os.scandir(directory))
-        except OSError:
-            continue  # vanished or unreadable directory: nothing to check in it
+        except FileNotFoundError:
+            continue  # vanished since it was listed: nothing left to check in it
+        except OSError as error:  # its files would go unchecked: never silently
+            if unreadable is not None:
+                unreadable.append((relative_dir or ".", error.strerror or type(error).__name__))
+            continue
         for entry in entries:
             name = entry.name
             relative = f"{relative_dir}/{name}" if relative_dir else name

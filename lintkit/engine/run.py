@@ -187,8 +187,9 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
             relative_targets.append(target.relative_to(root).as_posix().strip(".") if target != root else "")
         except ValueError:
             relative_targets.append(target.as_posix())
+    unreadable: list[tuple[str, str]] = []
     paths, nested = discover(root, config.settings, split_nested=config.path is not None
-                             and config.path.parent == root)
+                             and config.path.parent == root, unreadable=unreadable)
     overrides: dict[str, bytes] = {}
     if options.stdin is not None:
         stdin_path, source = options.stdin
@@ -216,6 +217,9 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
                 raw.append(Diagnostic(Location(file.path, file.error.line, file.error.column,
                                                file.error.line, file.error.column),
                                       "LL000", "syntax-error", file.error.message))
+        for directory, reason in unreadable:
+            raw.append(Diagnostic(Location(directory, 1, 1, 1, 1), "LL000", "syntax-error",
+                                  f"cannot read directory: {reason}"))
     for rule in rules:
         try:
             raw.extend(rule.check(project))
