@@ -1,0 +1,270 @@
+"""Every kind of file a team has: each gives normal results or a clear LL000, and the run
+goes on.
+
+Most tests run the real engine in-process on a real temporary project; the ones about what
+reaches the terminal (file names, permissions) run the real command. The probe is an
+``atexit.register`` call at import time (LL003), placed after non-ASCII text on its line so
+that its column, counted in characters, shows any confusion of bytes and characters.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lintkit.cli.compose import compose
+from lintkit.core.diagnostics import Diagnostic
+from lintkit.engine.run import RunOptions, lint_paths
+
+PYPROJECT = "[tool.lion-lint]\nrespect-gitignore = false\n"
+HEADER = "import atexit\ndef f(): pass\n"
+PROBE_LINE = 'x = "é"; atexit.register(f)\n'  # the call starts at character 10
+PROBE = HEADER + PROBE_LINE
+
+
+def project(root: Path, files: dict[str, bytes | str]) -> Path:
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode() if isinstance(content, str) else content
+        path.write_bytes(data)
+    return root
+
+
+def lint(root: Path, options: RunOptions | None = None) -> list[Diagnostic]:
+    results = lint_paths([root], None, compose, options or RunOptions())
+    return [d for result in results for d in result.diagnostics]
+
+
+def found(root: Path, options: RunOptions | None = None) -> list[tuple[str, int, int, str]]:
+    return [(d.path, d.location.line, d.location.column, d.code) for d in lint(root, options)]
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None,
+        **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    return subprocess.run([sys.executable, "-m", "lintkit", *map(str, args)], cwd=cwd,
+                          capture_output=True, env={**environment, **(env or {})}, timeout=300,
+                          **kwargs)
+
+
+# --- encodings and newlines: normal results at the right line and column --------------------
+
+@pytest.mark.parametrize(("name", "data", "line"), [
+    ("latin1.py", ("# -*- coding: latin-1 -*-\n" + PROBE).encode("latin-1"), 4),
+    ("cp1252.py", ("# coding: cp1252\n" + PROBE.replace("é", "€")).encode("cp1252"), 4),
+    ("bom.py", b"\xef\xbb\xbf" + PROBE.encode(), 3),
+    ("bom_crlf.py", b"\xef\xbb\xbf" + PROBE.replace("\n", "\r\n").encode(), 3),
+    ("crlf.py", PROBE.replace("\n", "\r\n").encode(), 3),
+    ("lone_cr.py", PROBE.replace("\n", "\r").encode(), 3),
+    ("formfeed.py", ("\f" + HEADER + "\f\n" + PROBE_LINE).encode(), 4),
+    ("utf8.py", ("# ünïcödé 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 in a comment\n" + PROBE).encode(), 4),
+])
+def test_encodings_and_newlines_give_positions_in_lines_and_characters(
+        tmp_path: Path, name: str, data: bytes, line: int) -> None:
+    assert found(project(tmp_path, {name: data})) == [(name, line, 10, "LL003")]
+
+
+def test_tabs_count_as_one_character(tmp_path: Path) -> None:
+    source = HEADER + 'if True:\n\tx = "é";\tatexit.register(f)\n'
+    assert found(project(tmp_path, {"tabs.py": source})) == [("tabs.py", 4, 11, "LL003")]
+
+
+def test_waivers_work_with_lone_cr_newlines(tmp_path: Path) -> None:
+    source = (HEADER + "atexit.register(f)  # lion-lint: ignore[LL003] -- reviewed\n"
+              + "y = 1  # lion-lint: ignore[LL003] -- stale\n").replace("\n", "\r")
+    assert found(project(tmp_path, {"m.py": source})) == [("m.py", 4, 8, "LL901")]
+
+
+def test_syntax_errors_are_located_in_crlf_and_bom_files(tmp_path: Path) -> None:
+    broken = b"\xef\xbb\xbf" + "x = 'é'\r\n\r\ndef f(:\r\n    pass\r\n".encode()
+    (diagnostic,) = lint(project(tmp_path, {"broken.py": broken}))
+    assert (diagnostic.code, diagnostic.location.line) == ("LL000", 3)
+    assert diagnostic.message.startswith("syntax error")
+
+
+# --- files that cannot be checked: LL000 with the reason, and the run goes on ----------------
+
+def test_undecodable_bytes_without_a_cookie(tmp_path: Path) -> None:
+    root = project(tmp_path, {"bad.py": b"x = 1\ny = '\xff\xfe'\n", "ok.py": PROBE})
+    bad, ok = lint(root)
+    assert (bad.path, bad.location.line, bad.location.column, bad.code) == ("bad.py", 2, 6, "LL000")
+    assert "byte 0xff is not valid utf-8" in bad.message and "PEP 263" in bad.message
+    assert (ok.path, ok.code) == ("ok.py", "LL003")
+
+
+def test_unknown_encoding_cookie(tmp_path: Path) -> None:
+    (diagnostic,) = lint(project(tmp_path, {"m.py": b"# coding: no-such-codec\nx = 1\n"}))
+    assert diagnostic.code == "LL000" and "unknown encoding: no-such-codec" in diagnostic.message
+
+
+def test_a_cookie_that_lies(tmp_path: Path) -> None:
+    data = "# coding: ascii\nx = 'é'\n".encode()
+    (diagnostic,) = lint(project(tmp_path, {"m.py": data}))
+    assert (diagnostic.code, diagnostic.location.line, diagnostic.location.column) == ("LL000", 2, 6)
+    assert "is not valid ascii" in diagnostic.message
+
+
+def test_nul_byte_is_reported_where_it_is(tmp_path: Path) -> None:
+    # LibCST would accept it inside a string; the interpreter refuses the file.
+    (diagnostic,) = lint(project(tmp_path, {"m.py": b"x = 1\ny = 'a\0'\n"}))
+    assert (diagnostic.code, diagnostic.location.line, diagnostic.location.column) == ("LL000", 2, 7)
+    assert "null bytes" in diagnostic.message
+
+
+def test_inconsistent_tabs_are_the_interpreters_error(tmp_path: Path) -> None:
+    (diagnostic,) = lint(project(tmp_path, {"m.py": "if True:\n    x = 1\n\ty = 2\n"}))
+    assert (diagnostic.code, diagnostic.location.line) == ("LL000", 3)
+    assert "inconsistent use of tabs and spaces" in diagnostic.message
+
+
+def test_empty_and_comment_only_files_are_checked_and_clean(tmp_path: Path) -> None:
+    root = project(tmp_path, {"empty.py": b"", "comments.py": "# only\n# comments é\n",
+                              "pkg/__init__.py": b""})
+    (result,) = lint_paths([root], None, compose, RunOptions())
+    assert result.diagnostics == [] and result.files_checked == 3
+
+
+@pytest.mark.parametrize(("source", "reason"), [
+    ("x = " + "(" * 100_000 + ")" * 100_000 + "\n", "too many nested parentheses"),
+    ("x = " + "[" * 3000 + "]" * 3000 + "\n", "too many nested parentheses"),
+    ("x = " + "1 + " * 20_000 + "1\n", "nest deeper than the interpreter's parser allows"),
+    ("x = a" + ".b" * 20_000 + "\n", "nest deeper than the interpreter's parser allows"),
+    ("x = " + "-" * 100_000 + "1\n", "nest deeper than the interpreter's parser allows"),
+    ("x = " + "not " * 100_000 + "1\n", "nest deeper than the interpreter's parser allows"),
+])
+def test_nesting_beyond_the_parsers_limits(tmp_path: Path, source: str, reason: str) -> None:
+    # Without the guard, LibCST's parser overflows the C stack on the first two (the
+    # process dies) and takes minutes on the others.
+    root = project(tmp_path, {"deep.py": source, "ok.py": PROBE})
+    deep, ok = lint(root)
+    assert (deep.path, deep.code) == ("deep.py", "LL000") and reason in deep.message
+    assert (ok.path, ok.code) == ("ok.py", "LL003")
+
+
+def test_brackets_in_strings_do_not_count_as_nesting(tmp_path: Path) -> None:
+    source = 'TEXT = "' + "(" * 5000 + '"\n' + PROBE
+    assert found(project(tmp_path, {"m.py": source})) == [("m.py", 4, 10, "LL003")]
+
+
+def test_a_legal_but_deep_tree_is_checked(tmp_path: Path) -> None:
+    # A long implicit concatenation (as in the standard library's pydoc_data/topics.py) is
+    # a deep chain of nodes: walking it exceeds the default recursion limit.
+    source = HEADER + 'TEXT = {"k": ("a"\n' + '    "line"\n' * 600 + ")}\n" + PROBE_LINE
+    assert found(project(tmp_path, {"m.py": source})) == [("m.py", 605, 10, "LL003")]
+
+
+def test_python_3_12_syntax_the_parser_accepts(tmp_path: Path) -> None:
+    source = (HEADER + "type Pair[T] = tuple[T, T]\n"
+              "def first[T: (int, str), *Ts, **P](x: T) -> T:\n    return x\n"
+              "class Box[T]:\n    item: T\n"
+              'y = f"{f"{f"{1}"}"}"; atexit.register(f)\n')
+    assert found(project(tmp_path, {"m.py": source})) == [("m.py", 8, 23, "LL003")]
+
+
+def test_code_libcst_cannot_parse_is_not_blamed_on_the_file(tmp_path: Path) -> None:
+    # Valid Python (the interpreter accepts it) that LibCST's grammar does not.
+    (diagnostic,) = lint(project(tmp_path, {"m.py": "def f():\n    (x): int = 1\n"}))
+    assert diagnostic.code == "LL000"
+    assert diagnostic.message.startswith("cannot parse: LibCST's parser rejects this code, "
+                                         "which the interpreter accepts")
+
+
+# --- the file system ------------------------------------------------------------------------
+
+def test_symlink_loops_do_not_trap_the_walk(tmp_path: Path) -> None:
+    root = project(tmp_path, {"pkg/mod.py": PROBE})
+    (root / "pkg" / "up").symlink_to("..")
+    (root / "pkg" / "self").symlink_to("self")  # a link to itself: ELOOP when followed
+    (root / "loop.py").symlink_to("loop.py")
+    assert found(root) == [("pkg/mod.py", 3, 10, "LL003")]
+
+
+def test_a_directory_named_like_a_module(tmp_path: Path) -> None:
+    root = project(tmp_path, {"weird.py/inner.py": PROBE})
+    assert found(root) == [("weird.py/inner.py", 3, 10, "LL003")]
+    named = run("weird.py", cwd=root)
+    assert named.returncode == 1
+    assert named.stdout.decode().startswith("weird.py/inner.py:3:10: LL003 ")
+
+
+def test_a_file_deleted_between_discovery_and_reading(tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.py": PROBE, "b.py": PROBE, "c.py": PROBE})
+
+    def delete_the_next_file(done: int, total: int) -> None:
+        # Called as phase 1 finishes each file, after discovery listed all three.
+        (root / "c.py").unlink(missing_ok=True)
+
+    found_ = found(root, RunOptions(progress=delete_the_next_file, jobs=1))
+    assert found_[:2] == [("a.py", 3, 10, "LL003"), ("b.py", 3, 10, "LL003")]
+    assert found_[2:] == [("c.py", 1, 1, "LL000")]
+    (vanished,) = [d for d in lint(root) if d.path == "c.py"] or [None]
+    assert vanished is None  # the next run no longer sees it at all
+
+
+def _without_file_permission_override() -> None:
+    """In the child, before exec: drop the capabilities that let root read any file."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_capbset_drop, cap_dac_override, cap_dac_read_search = 24, 1, 2
+    for capability in (cap_dac_override, cap_dac_read_search):
+        if libc.prctl(pr_capbset_drop, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def _can_drop_capabilities() -> bool:
+    probe = subprocess.run([sys.executable, "-c", "pass"],
+                           preexec_fn=_without_file_permission_override, capture_output=True)
+    return probe.returncode == 0
+
+
+def test_unreadable_file_and_directory(tmp_path: Path) -> None:
+    root = project(tmp_path, {"secret.py": PROBE, "ok.py": PROBE, "locked/inner.py": PROBE})
+    (root / "secret.py").chmod(0)
+    (root / "locked").chmod(0)
+    preexec = None
+    if os.geteuid() == 0:
+        # Root reads any file whatever its mode; without CAP_DAC_OVERRIDE and
+        # CAP_DAC_READ_SEARCH it obeys the mode bits like anyone else.
+        if not sys.platform.startswith("linux") or not _can_drop_capabilities():
+            pytest.skip("running as root without the capability to drop file-permission "
+                        "overrides (prctl PR_CAPBSET_DROP refused)")
+        preexec = _without_file_permission_override
+    try:
+        result = run(".", "--no-cache", cwd=root, preexec_fn=preexec)
+    finally:
+        (root / "locked").chmod(0o755)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.decode().splitlines() == [
+        "locked:1:1: LL000 cannot read directory: Permission denied",
+        "ok.py:3:10: LL003 atexit.register() registers at import time: calls atexit.register "
+        "(a registration-callables entry)",
+        "secret.py:1:1: LL000 cannot read file: Permission denied",
+    ]
+
+
+def test_non_utf8_file_names_in_every_format(tmp_path: Path) -> None:
+    root = project(tmp_path, {"pkg/__init__.py": ""})
+    name = b"caf\xe9.py"  # Latin-1: not valid UTF-8
+    (root / "pkg").joinpath(os.fsdecode(name)).write_text(PROBE)
+    env = {"PYTHONIOENCODING": "utf-8:strict"}  # as on a UTF-8 terminal
+    concise = run(".", cwd=root, env=env)
+    assert concise.returncode == 1, concise.stderr
+    assert concise.stdout.startswith(b"pkg/caf\xe9.py:3:10: LL003 ")
+    again = run(".", cwd=root, env=env)  # from the cache this time
+    assert again.stdout == concise.stdout
+    document = json.loads(run(".", "--output-format", "json", cwd=root, env=env).stdout
+                          .decode("utf-8"))
+    assert os.fsencode(document["diagnostics"][0]["path"]) == b"pkg/caf\xe9.py"
+    sarif = json.loads(run(".", "--output-format", "sarif", cwd=root, env=env).stdout
+                       .decode("utf-8"))
+    location = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "pkg/caf%E9.py"
+    full = run(".", "--output-format", "full", "--color", "never", cwd=root, env=env)
+    assert full.returncode == 1 and b"pkg/caf\xe9.py:3:10" in full.stdout
