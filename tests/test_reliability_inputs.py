@@ -132,6 +132,28 @@ def test_empty_and_comment_only_files_are_checked_and_clean(tmp_path: Path) -> N
     assert result.diagnostics == [] and result.files_checked == 3
 
 
+def test_a_10_mb_generated_file_is_reported_not_parsed(tmp_path: Path) -> None:
+    # LibCST would need some 20 GB for it (about 2 KB per byte of dense code) and minutes.
+    generated = b"".join(b"VALUE_%d = call(a[%d], {%d: (%d,)})\n" % (i, i, i, i)
+                         for i in range(300_000))
+    assert len(generated) > 10_000_000
+    root = project(tmp_path, {"generated.py": generated, "ok.py": PROBE})
+    big, ok = lint(root)
+    assert (big.path, big.location.line, big.code) == ("generated.py", 1, "LL000")
+    assert big.message == (f"file too large to check: {len(generated) / 1e6:.1f} MB is over "
+                           "max-file-size (4194304 bytes); raise the limit or exclude the file")
+    assert (ok.path, ok.code) == ("ok.py", "LL003")
+
+
+def test_max_file_size_is_configurable(tmp_path: Path) -> None:
+    padding = "# " + "x" * 1000 + "\n"
+    root = project(tmp_path, {"small.py": PROBE, "large.py": padding * 3 + PROBE})
+    (root / "pyproject.toml").write_text(PYPROJECT + "max-file-size = 2000\n")
+    assert found(root) == [("large.py", 1, 1, "LL000"), ("small.py", 3, 10, "LL003")]
+    (root / "pyproject.toml").write_text(PYPROJECT + "max-file-size = 0\n")  # no limit
+    assert found(root) == [("large.py", 6, 10, "LL003"), ("small.py", 3, 10, "LL003")]
+
+
 @pytest.mark.parametrize(("source", "reason"), [
     ("x = " + "(" * 100_000 + ")" * 100_000 + "\n", "too many nested parentheses"),
     ("x = " + "[" * 3000 + "]" * 3000 + "\n", "too many nested parentheses"),

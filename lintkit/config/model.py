@@ -35,3 +35,7 @@ class Settings(BaseModel):
     plugins: tuple[str, ...] = ()
     baseline: str | None = None
     cache_dir: str = ".lion-lint-cache"
+    # LibCST holds about 2 KB of tree per byte of dense code: a 10 MB generated module would
+    # need 20 GB. Larger files are reported (LL000), not parsed; 0 lifts the limit.
+    max_file_size: int = Field(default=4 * 1024 * 1024, ge=0,
+                               description="bytes; larger files are LL000, not parsed")
