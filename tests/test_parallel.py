@@ -86,3 +86,20 @@ def test_jobs_must_be_positive(project: Path) -> None:
 
 def test_usable_cores_is_at_least_one() -> None:
     assert phase1.usable_cores() >= 1
+
+
+def test_a_change_among_many_hits_is_parsed_by_a_worker_meanwhile(tmp_path: Path) -> None:
+    """One changed file in a large warm project: a worker imports LibCST and parses it while
+    this process decodes the cached facts; the facts are those of a run in one process."""
+    make_project(tmp_path)
+    for number in range(phase1.OVERLAP_MIN_HITS):
+        (tmp_path / f"src/pkg/small_{number:03d}.py").write_text(f"value = f({number})\n")
+    paths = _paths(tmp_path)
+    cached = Phase1Options(cache_dir=tmp_path / "cache", jobs=2)
+    cold = run_phase1(tmp_path, paths, {}, cached)
+    assert cold.workers == 0  # many tiny files and nothing cached: not worth a pool
+    (tmp_path / "src/pkg/small_007.py").write_text("value = g(7)\n")
+    warm = run_phase1(tmp_path, paths, {}, cached)
+    assert warm.parsed == ["src/pkg/small_007.py"] and warm.workers == 1
+    alone = run_phase1(tmp_path, paths, {}, Phase1Options(jobs=1))
+    assert [facts_to_data(f) for f in warm.facts] == [facts_to_data(f) for f in alone.facts]

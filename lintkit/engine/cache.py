@@ -107,11 +107,24 @@ class FactsCache:
             pass  # absent, truncated, corrupt or foreign: a miss
         return None
 
+    def has_entry(self, path: str, digest: str) -> bool:
+        """Whether an entry for this content seems to be there: its header alone is read
+        (``load`` still checks the whole entry)."""
+        header = self._header(path, digest).encode()
+        try:
+            with open(self.entry_path(path), "rb") as stream:
+                return stream.read(len(header)) == header
+        except OSError:
+            return False
+
     def encode(self, path: str, digest: str, facts_json: str) -> str:
         """An entry's text around facts already encoded as JSON (workers encode them once)."""
-        header = json.dumps({"salt": self.salt, "path": path, "hash": digest},
+        return f"{self._header(path, digest)}{facts_json}}}"
+
+    def _header(self, path: str, digest: str) -> str:
+        fields = json.dumps({"salt": self.salt, "path": path, "hash": digest},
                             separators=(",", ":"))
-        return f'{header[:-1]},"facts":{facts_json}}}'
+        return f'{fields[:-1]},"facts":'
 
     def store_text(self, path: str, text: str) -> None:
         """Write one encoded entry atomically; a cache that cannot be written is skipped."""

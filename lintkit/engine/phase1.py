@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,9 @@ Progress = Callable[[int, int], None]
 # takes tens of milliseconds, about what LibCST needs for 50 KB of source.
 POOL_MIN_FILES = 8
 POOL_MIN_BYTES = 96 * 1024
+# With this many cache hits to decode, even one changed file goes to a worker: it imports
+# LibCST and parses while this process decodes (a warm run never imports LibCST here).
+OVERLAP_MIN_HITS = 100
 # Batches shrink as the work runs out (guided scheduling), so the workers finish together.
 _BATCH_SHARE = 3
 _BATCH_MIN_BYTES = 24 * 1024
@@ -80,12 +84,6 @@ def options_for(root: Path, settings: Any, *, use_cache: bool, cache_dir: Path |
     return Phase1Options(cache_dir=directory, jobs=jobs)
 
 
-def too_large(path: str, size: int, limit: int) -> FileFacts:
-    return FileFacts(path=path, is_package=path.endswith("__init__.py"), error=ParseError(
-        1, 1, f"file too large to check: {size / 1e6:.1f} MB is over max-file-size "
-              f"({limit} bytes); raise the limit or exclude the file"))
-
-
 def read_error(path: str, error: OSError) -> FileFacts:
     reason = error.strerror or type(error).__name__
     return FileFacts(path=path, is_package=path.endswith("__init__.py"),
@@ -122,8 +120,8 @@ def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
     total = len(paths)
     facts: list[FileFacts | None] = [None] * total
     result = Phase1Result(facts=[])
+    hits: list[_Work] = []
     todo: list[_Work] = []
-    limit = getattr(settings, "max_file_size", 0)
     # Collection finds no garbage among freshly decoded facts, and with tens of thousands
     # of live objects its passes cost more than the decoding itself.
     with collector_paused():
@@ -136,33 +134,52 @@ def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
                 except OSError as error:
                     facts[index] = read_error(path, error)
                     continue
-            if limit and len(source) > limit:
-                facts[index] = too_large(path, len(source), limit)
-                continue
             digest = content_hash(source) if cache is not None else ""
-            cached = cache.load(path, digest) if cache is not None else None
-            if cached is not None:
-                try:
-                    facts[index] = facts_from_data(cached)
-                    result.from_cache += 1
-                    continue
-                except Exception:  # a foreign or damaged entry: parse afresh
-                    pass
             # An editor's unsaved buffer is linted but never cached; a file on disk is
             # read again by the worker, which hashes what it parses.
-            todo.append(_Work(index, path, len(source), None if from_disk else source,
-                              store=from_disk and cache is not None))
-        done = total - len(todo)
-        if progress is not None and done:
-            progress(done, total)
-        for index, text in _extract_all(root, todo, options.jobs, cache, result):
-            facts[index] = facts_from_data(json.loads(text))
-            done += 1
-            if progress is not None:
-                progress(done, total)
-    result.parsed = [work.path for work in todo]
+            work = _Work(index, path, len(source), None if from_disk else source,
+                         store=from_disk and cache is not None, digest=digest)
+            if cache is not None and cache.has_entry(path, digest):
+                hits.append(work)
+            else:
+                todo.append(work)
+        # The misses go to the workers first, so that they parse (and import LibCST)
+        # while this process decodes the hits.
+        parsed, stop = _start_extraction(root, todo, options.jobs, cache, result, len(hits))
+        late: list[_Work] = []
+        try:
+            done = total - len(hits) - len(todo)
+            for work in hits:
+                decoded = _decode_entry(cache, work) if cache is not None else None
+                if decoded is None:  # damaged or replaced since its header was read
+                    late.append(work)
+                    continue
+                facts[work.index] = decoded
+                result.from_cache += 1
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            for index, text in chain(parsed, _extract_each(root, late, cache)):
+                facts[index] = facts_from_data(json.loads(text))
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+        except BaseException:  # Ctrl-C or a bug: the workers must not outlive the run
+            stop()
+            raise
+    result.parsed = [work.path for work in (*todo, *late)]
     result.facts = [f for f in facts if f is not None]
     return result
+
+
+def _decode_entry(cache: FactsCache, work: _Work) -> FileFacts | None:
+    data = cache.load(work.path, work.digest)
+    if data is None:
+        return None
+    try:
+        return facts_from_data(data)
+    except Exception:  # a foreign or damaged entry: parse afresh
+        return None
 
 
 @dataclass(frozen=True)
@@ -172,20 +189,23 @@ class _Work:
     size: int
     source: bytes | None  # None: read the file from disk
     store: bool
+    digest: str = ""
 
 
-def _extract_all(root: Path, todo: list[_Work], jobs: int | None, cache: FactsCache | None,
-                 result: Phase1Result) -> Iterator[tuple[int, str]]:
-    if not todo:
-        return
+def _start_extraction(root: Path, todo: list[_Work], jobs: int | None,
+                      cache: FactsCache | None, result: Phase1Result,
+                      hits: int) -> tuple[Iterator[tuple[int, str]], Callable[[], None]]:
+    """Start parsing ``todo``: in worker processes when there is enough to parse, or
+    enough cached facts to decode meanwhile; otherwise here, lazily. Returns the results
+    and how to stop the workers early."""
     jobs = jobs or usable_cores()
     size = sum(work.size for work in todo)
-    if jobs == 1 or len(todo) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
-        yield from _extract_each(root, todo, cache)
-        return
+    worth_a_pool = len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_BYTES
+    if not todo or jobs == 1 or not (worth_a_pool or hits >= OVERLAP_MIN_HITS):
+        return _extract_each(root, todo, cache), lambda: None
     batches = _batches(todo, jobs)
     result.workers = min(jobs, len(batches))
-    yield from _extract_in_pool(root, batches, result.workers, cache)
+    return _extract_in_pool(root, batches, result.workers, cache)
 
 
 def _batches(todo: list[_Work], jobs: int) -> list[list[_Work]]:
@@ -210,13 +230,27 @@ def _batches(todo: list[_Work], jobs: int) -> list[list[_Work]]:
 
 
 def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
-                     cache: FactsCache | None) -> Iterator[tuple[int, str]]:
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
+                     cache: FactsCache | None
+                     ) -> tuple[Iterator[tuple[int, str]], Callable[[], None]]:
+    """Submit every batch now; the results as the returned iterator is consumed."""
+    from concurrent.futures import ProcessPoolExecutor
 
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
                                    initializer=_worker_started)
-    pending = {executor.submit(_extract_batch, root, batch, cache): batch for batch in batches}
+    try:
+        pending = {executor.submit(_extract_batch, root, batch, cache): batch
+                   for batch in batches}
+    except BaseException:
+        _stop_workers(executor)
+        raise
+    return _pool_results(executor, pending, root, cache), lambda: _stop_workers(executor)
+
+
+def _pool_results(executor: Any, pending: dict[Any, list[_Work]], root: Path,
+                  cache: FactsCache | None) -> Iterator[tuple[int, str]]:
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     unfinished: list[_Work] = []
     try:
         while pending:
