@@ -84,6 +84,13 @@ def options_for(root: Path, settings: Any, *, use_cache: bool, cache_dir: Path |
     return Phase1Options(cache_dir=directory, jobs=jobs)
 
 
+def too_large(path: str, size: int, limit: int) -> FileFacts:
+    """The LL000 of a file over ``max-file-size`` (LibCST would need ~2 KB per byte)."""
+    return FileFacts(path=path, is_package=path.endswith("__init__.py"), error=ParseError(
+        1, 1, f"file too large to check: {size / 1e6:.1f} MB is over max-file-size "
+              f"({limit} bytes); raise the limit or exclude the file"))
+
+
 def read_error(path: str, error: OSError) -> FileFacts:
     reason = error.strerror or type(error).__name__
     return FileFacts(path=path, is_package=path.endswith("__init__.py"),
@@ -122,6 +129,7 @@ def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
     result = Phase1Result(facts=[])
     hits: list[_Work] = []
     todo: list[_Work] = []
+    limit = getattr(settings, "max_file_size", 0)
     # Collection finds no garbage among freshly decoded facts, and with tens of thousands
     # of live objects its passes cost more than the decoding itself.
     with collector_paused():
@@ -134,6 +142,9 @@ def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
                 except OSError as error:
                     facts[index] = read_error(path, error)
                     continue
+            if limit and len(source) > limit:
+                facts[index] = too_large(path, len(source), limit)
+                continue
             digest = content_hash(source) if cache is not None else ""
             # An editor's unsaved buffer is linted but never cached; a file on disk is
             # read again by the worker, which hashes what it parses.
