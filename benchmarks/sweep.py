@@ -353,7 +353,7 @@ def main() -> None:
 
     if args.fuzz:
         failures, samples = fuzz(args.examples, args.seed)
-        print(f"fuzz: {args.examples} examples, {failures} raised")
+        print(f"fuzz: {failures} propert{'y' if failures == 1 else 'ies'} failed")
         for sample in samples:
             print(sample)
         sys.exit(1 if failures else 0)
