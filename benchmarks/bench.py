@@ -14,8 +14,8 @@ runs, with min and max):
   changed       after a content change to one mid-size file (a new one each run)
   --version     ``lion-lint --version``
 
-plus the peak memory of the cold run (the largest process, and the process tree's total
-sampled every 20 ms), files and MB per second, and the issue's targets met or not. The
+plus the peak memory of the cold run (of the largest process and of the process tree's
+total, sampled every 20 ms), files and MB per second, and the issue's targets met or not. The
 times are wall-clock times of the real command, interpreter start-up included. The load
 average before and after is printed: figures taken on a busy machine say little.
 """
@@ -78,10 +78,9 @@ def lion_lint(*args: str | Path) -> list[str]:
 
 
 def timed(command: list[str], cwd: Path, memory: bool = False) -> tuple[float, int, int, int]:
-    """Run a command; its wall time, exit status, largest process RSS and sampled tree RSS
-    (bytes; 0 when not measured)."""
+    """Run a command; its wall time, exit status, and the peak RSS of its largest process
+    and of its process tree (bytes, sampled; 0 when not measured)."""
     sampler = _TreeSampler() if memory else None
-    before = _children_maxrss()
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
@@ -89,25 +88,19 @@ def timed(command: list[str], cwd: Path, memory: bool = False) -> tuple[float, i
         sampler.start(process.pid)
     _, stderr = process.communicate()
     elapsed = time.perf_counter() - start
-    tree = sampler.stop() if sampler is not None else 0
+    largest, tree = sampler.stop() if sampler is not None else (0, 0)
     if process.returncode not in (0, 1):
         sys.exit(f"bench: {' '.join(command)} exited {process.returncode}:\n"
                  f"{stderr.decode(errors='replace')}")
-    largest = _children_maxrss()
-    return elapsed, process.returncode, largest if largest > before else 0, tree
-
-
-def _children_maxrss() -> int:
-    import resource
-
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
+    return elapsed, process.returncode, largest, tree
 
 
 class _TreeSampler:
-    """Peak of the summed RSS of a process and its descendants (Linux /proc; else 0)."""
+    """Peak RSS of the largest process and of the summed process tree (a process and its
+    descendants), sampled every 20 ms from Linux's /proc (elsewhere: 0)."""
 
     def __init__(self) -> None:
+        self.largest = 0
         self.peak = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -118,11 +111,11 @@ class _TreeSampler:
         self._thread = threading.Thread(target=self._run, args=(pid,), daemon=True)
         self._thread.start()
 
-    def stop(self) -> int:
+    def stop(self) -> tuple[int, int]:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        return self.peak
+        return self.largest, self.peak
 
     def _run(self, root: int) -> None:
         page = os.sysconf("SC_PAGE_SIZE")
@@ -146,7 +139,9 @@ class _TreeSampler:
                     if parent in tree and pid not in tree:
                         tree.add(pid)
                         grew = True
-            self.peak = max(self.peak, sum(rss.get(pid, 0) for pid in tree))
+            sizes = [rss.get(pid, 0) for pid in tree]
+            self.largest = max(self.largest, *sizes)
+            self.peak = max(self.peak, sum(sizes))
 
 
 def build_corpus(source: Path, destination: Path) -> list[str]:
@@ -221,8 +216,8 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
           f"{os.path.getsize(root / changed_file) / 1e3:.1f} KB, parses in "
           f"{changed_parse.median:.3f} s)")
     print(f"  --version    {version.show()}")
-    print(f"  cold peak RSS: largest process {largest / 2**20:.0f} MB, "
-          f"process tree {tree / 2**20:.0f} MB (sampled)")
+    print(f"  cold peak RSS (sampled): largest process {largest / 2**20:.0f} MB, "
+          f"process tree {tree / 2**20:.0f} MB")
     print(f"  ratios: cold / floor {cold.median / floor.median:.2f}   "
           f"warm / cold {warm.median / cold.median:.3f}   "
           f"changed / (warm + 1.5 x its parse) {changed.median / changed_budget:.2f}")
