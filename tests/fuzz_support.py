@@ -194,23 +194,26 @@ MODULES = st.lists(st.deferred(lambda: _statements(2)), max_size=6).map(
 
 BASE = "from dataclasses import dataclass\n\n\n@dataclass(frozen=True, eq=False)\nclass Params:\n    pass\n"
 SENTINEL = """\
-from dataclasses import dataclass
+\"\"\"The sentinel mechanism the generated modules call.\"\"\"
+import dataclasses
 
-ALLOWED = frozenset({("pkg.a.Legacy._config", "none")})
+ALLOWED: frozenset[tuple[str, str]] = frozenset([("pkg.a.Legacy._config", "none"),
+                                                ("pkg.b.f", "empty")])
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class ModelConfig:
     none_as_sentinel: bool = False
     empty_as_sentinel: bool = False
+    strict: bool = True
 
 
-def _compat_is_sentinel(value, *, site, none_as_sentinel=False, empty_as_sentinel=False):
-    return value is None
+def _compat_is_sentinel(obj, none_as_sentinel=False, empty_as_sentinel=False, *, site: str):
+    return obj is None or (empty_as_sentinel and not obj)
 
 
-def is_sentinel(value, *, none_as_sentinel=False, empty_as_sentinel=False):
-    return value is None
+def is_sentinel(obj, none_as_sentinel=False, empty_as_sentinel=False):
+    return _compat_is_sentinel(obj, none_as_sentinel, empty_as_sentinel, site="pkg._sentinel")
 """
 #: Every rule on, each pointed at this package.
 CONFIG: dict[str, Any] = {
