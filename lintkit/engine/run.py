@@ -92,10 +92,17 @@ def select_rules(available: Sequence[type[Rule]], config: LoadedConfig,
     select = options.select if options.select is not None else settings.select
     extend = settings.extend_select + options.extend_select
     ignore = settings.ignore + options.ignore
-    for selector in (*(select or ()), *extend, *ignore):
+    # Name where each selector was written: the command line or the configuration's key.
+    table = f"{config.path}: [tool.lion-lint]" if config.path else "[tool.lion-lint]"
+    written = [*((s, "--select") for s in options.select or ()),
+               *((s, "--extend-select") for s in options.extend_select),
+               *((s, "--ignore") for s in options.ignore),
+               *((s, f"{table} select") for s in settings.select or ()),
+               *((s, f"{table} extend-select") for s in settings.extend_select),
+               *((s, f"{table} ignore") for s in settings.ignore)]
+    for selector, where in written:
         if not any(rule_key_matches(rule, selector) for rule in available):
-            raise ConfigError(f"{config.path or 'command line'}: unknown rule '{selector}' "
-                              "(see `lion-lint rules`)")
+            raise ConfigError(f"{where}: unknown rule '{selector}' (see `lion-lint rules`)")
     chosen = []
     for rule in available:
         if select is not None:
