@@ -1,0 +1,176 @@
+"""Configuration errors exit 2 with one line naming the file, key or path; an internal
+error exits 2 with a short message and where to report it, never like a clean run.
+
+Each test runs the real command on a real temporary project.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLEAN = "x = 1\n"
+ISSUES_URL = "https://github.com/lion-lint/lion-lint/issues"
+
+
+def project(root: Path, pyproject: str | bytes, files: dict[str, str] | None = None) -> Path:
+    data = pyproject.encode() if isinstance(pyproject, str) else pyproject
+    (root / "pyproject.toml").write_bytes(data)
+    for relative, text in {"app/__init__.py": "", "app/main.py": CLEAN, **(files or {})}.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("NO_COLOR", "FORCE_COLOR", "LION_LINT_DEBUG", "PYTHONPATH")}
+    return subprocess.run([sys.executable, "-m", "lintkit", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, env={**environment, **(env or {})},
+                          timeout=300)
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("lion-lint: error: ")
+    for needle in needles:
+        assert needle in line, line
+
+
+@pytest.mark.parametrize(("table", "needles"), [
+    ("[tool.lion-lint\nselect = []\n", ("invalid TOML", "line 1")),
+    ('[tool.lion-lint]\nselect = ["LL001"\n', ("invalid TOML",)),
+    ("[tool.lion-lint]\nselect = []\nselect = []\n", ("invalid TOML",)),  # a duplicate key
+    ("[tool]\nlion-lint = 3\n", ("[tool.lion-lint] must be a table",)),
+    ("[tool.lion-lint]\nexculde = []\n", ("unknown key 'exculde'",)),
+    ("[tool.lion-lint.no-such-rule]\nx = 1\n", ("unknown key 'no-such-rule'",)),
+    ("[tool.lion-lint.structural-eq]\nauthoritys = []\n", (
+        "[tool.lion-lint.structural-eq] unknown key 'authoritys'",)),
+    ('[tool.lion-lint]\nselect = "LL001"\n', ("key 'select'", "got 'LL001'")),
+    ("[tool.lion-lint]\nrespect-gitignore = 2\n", ("key 'respect-gitignore'",)),
+    ("[tool.lion-lint]\nmax-file-size = -1\n", ("key 'max-file-size'", "got -1")),
+    ('[tool.lion-lint]\nmax-file-size = "4 MB"\n', ("key 'max-file-size'",)),
+    ("[tool.lion-lint]\nextend-exclude = [1]\n", ("key 'extend-exclude.0'",)),
+    ("[tool.lion-lint.structural-eq]\nauthorities = 'a.B'\n", (
+        "[tool.lion-lint.structural-eq] key 'authorities'",)),
+    ("[tool.lion-lint.layers]\norder = ['a']\n", ("key 'layers.order'", "at least two layers")),
+    ('[tool.lion-lint]\nselect = ["LL999"]\n', (
+        "[tool.lion-lint] select: unknown rule 'LL999'",)),
+    ('[tool.lion-lint]\nignore = ["LL001", "no-such-rule"]\n', (
+        "[tool.lion-lint] ignore: unknown rule 'no-such-rule'",)),
+    ('[tool.lion-lint]\nextend-select = ["XY"]\n', (
+        "[tool.lion-lint] extend-select: unknown rule 'XY'",)),
+    ('[tool.lion-lint]\nplugins = ["no.such.module:Rule"]\n', ("plugin 'no.such.module:Rule'",)),
+    (b'[tool.lion-lint]\nselect = ["\xff"]\n', ("cannot read", "utf-8")),
+])
+def test_bad_configuration_exits_2_naming_file_and_key(
+        tmp_path: Path, table: str | bytes, needles: tuple[str, ...]) -> None:
+    root = project(tmp_path, table)
+    assert_one_line_error(run(".", cwd=root), str(root / "pyproject.toml"), *needles)
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("--select", "LL999"), ("--extend-select", "nope"), ("--ignore", "LL0,LL77"),
+])
+def test_unknown_rules_on_the_command_line_name_the_option(
+        tmp_path: Path, option: str, value: str) -> None:
+    root = project(tmp_path, "[tool.lion-lint]\n")
+    unknown = value.split(",")[-1]
+    assert_one_line_error(run(".", option, value, cwd=root), f"{option}: unknown rule '{unknown}'")
+
+
+def test_missing_config_file_and_missing_paths(tmp_path: Path) -> None:
+    root = project(tmp_path, "[tool.lion-lint]\n")
+    assert_one_line_error(run("--config", "absent.toml", ".", cwd=root),
+                          "config file not found: absent.toml")
+    assert_one_line_error(run("--config", "app", ".", cwd=root), "config file not found: app")
+    assert_one_line_error(run("app/gone.py", cwd=root), "path does not exist: app/gone.py")
+    assert_one_line_error(run("app", "nowhere/", cwd=root), "path does not exist: nowhere")
+
+
+def test_a_broken_explicit_config_names_that_file(tmp_path: Path) -> None:
+    root = project(tmp_path, "[tool.lion-lint]\n")
+    other = tmp_path / "ci.toml"
+    other.write_text("[tool.lion-lint]\nselct = []\n")
+    assert_one_line_error(run("--config", other, ".", cwd=root), str(other), "unknown key 'selct'")
+
+
+def test_a_broken_nested_project_config_names_its_own_file(tmp_path: Path) -> None:
+    root = project(tmp_path, "[tool.lion-lint]\n")
+    nested = root / "sub"
+    nested.mkdir()
+    project(nested, "[tool.lion-lint]\nrespect-gitignore = 'maybe'\n")
+    assert_one_line_error(run(".", cwd=root), str(nested / "pyproject.toml"),
+                          "key 'respect-gitignore'")
+
+
+CRASHING_RULE = '''\
+from lintkit import Rule
+from lintkit.core.diagnostics import Diagnostic
+
+
+class Crash(Rule):
+    """A rule with a bug.
+
+    ## What it does
+    Fails.
+
+    ## Why it matters
+    It shows how lion-lint reports a bug.
+
+    ## Example
+    ```python
+    x = 1
+    ```
+
+    ## How to fix
+    Fix the rule.
+    """
+
+    code = "HR900"
+    name = "crash"
+    summary = "Fails"
+    HOW = "raise"
+
+    def check(self, project):
+        if self.HOW == "raise":
+            raise KeyError("the bug")
+        # Not a Diagnostic: the engine fails later, outside the rule's own call.
+        return [object()]
+
+
+class Garbage(Crash):
+    code = "HR901"
+    name = "garbage"
+    HOW = "garbage"
+'''
+
+
+@pytest.mark.parametrize(("plugin", "first_line"), [
+    ("crash", "lion-lint: internal error: rule HR900 (crash) failed: KeyError: 'the bug'"),
+    ("garbage", "lion-lint: internal error: AttributeError: "),
+])
+def test_internal_errors_exit_2_and_say_where_to_report(
+        tmp_path: Path, plugin: str, first_line: str) -> None:
+    spec = "tools.crash:Crash" if plugin == "crash" else "tools.crash:Garbage"
+    root = project(tmp_path, f'[tool.lion-lint]\nplugins = ["{spec}"]\n',
+                   {"tools/__init__.py": "", "tools/crash.py": CRASHING_RULE})
+    result = run(".", cwd=root)
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(first_line), lines
+    assert len(lines) == 2 and ISSUES_URL in lines[1] and "LION_LINT_DEBUG=1" in lines[1]
+    assert "Traceback" not in result.stderr
+    for fmt in ("json", "sarif", "github"):  # no format prints an empty report
+        other = run(".", "--output-format", fmt, cwd=root)
+        assert (other.returncode, other.stdout) == (2, "")
+    debug = run(".", cwd=root, env={"LION_LINT_DEBUG": "1"})
+    assert debug.returncode == 2 and "Traceback" in debug.stderr
