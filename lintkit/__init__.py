@@ -7,7 +7,28 @@ The public API is importable from here: what a rule author needs (docs/writing-r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import os
+import sys
+
+
+def _run_as_module() -> bool:
+    """Whether this interpreter was started as ``python [options] -m lintkit``."""
+    for number, token in enumerate(getattr(sys, "orig_argv", [])[1:], 1):
+        if token.startswith("-") and not token.startswith("--") and "m" in token[1:]:
+            attached = token[token.index("m", 1) + 1:]  # -mlintkit
+            following = sys.orig_argv[number + 1:number + 2]  # -m lintkit
+            return (attached or "".join(following)) in ("lintkit", "lintkit.__main__")
+    return False
+
+
+# ``python -m lintkit`` puts the current directory first on sys.path. There, the project
+# being checked (an ``ast.py``, a ``rich/`` of its own) would shadow the modules lion-lint
+# imports later, and lion-lint never runs the code it checks. The package itself is
+# already imported, and finds its submodules through its own __path__.
+if _run_as_module() and sys.path and os.path.abspath(sys.path[0] or ".") == os.getcwd():
+    del sys.path[0]
+
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 __version__ = "0.1.0"
 
