@@ -192,7 +192,8 @@ MODULES = st.lists(st.deferred(lambda: _statements(2)), max_size=6).map(
 
 # --- projects ---------------------------------------------------------------------------------
 
-BASE = "from dataclasses import dataclass\n\n\n@dataclass(frozen=True, eq=False)\nclass Params:\n    pass\n"
+BASE = ("from dataclasses import dataclass\n\n\n@dataclass(frozen=True, eq=False)\n"
+        "class Params:\n    pass\n")
 SENTINEL = """\
 \"\"\"The sentinel mechanism the generated modules call.\"\"\"
 import dataclasses

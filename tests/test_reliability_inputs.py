@@ -108,14 +108,16 @@ def test_unknown_encoding_cookie(tmp_path: Path) -> None:
 def test_a_cookie_that_lies(tmp_path: Path) -> None:
     data = "# coding: ascii\nx = 'é'\n".encode()
     (diagnostic,) = lint(project(tmp_path, {"m.py": data}))
-    assert (diagnostic.code, diagnostic.location.line, diagnostic.location.column) == ("LL000", 2, 6)
+    location = diagnostic.location
+    assert (diagnostic.code, location.line, location.column) == ("LL000", 2, 6)
     assert "is not valid ascii" in diagnostic.message
 
 
 def test_nul_byte_is_reported_where_it_is(tmp_path: Path) -> None:
     # LibCST would accept it inside a string; the interpreter refuses the file.
     (diagnostic,) = lint(project(tmp_path, {"m.py": b"x = 1\ny = 'a\0'\n"}))
-    assert (diagnostic.code, diagnostic.location.line, diagnostic.location.column) == ("LL000", 2, 7)
+    location = diagnostic.location
+    assert (diagnostic.code, location.line, location.column) == ("LL000", 2, 7)
     assert "null bytes" in diagnostic.message
 
 
