@@ -294,13 +294,21 @@ def _pool_context() -> Any:
 
 def _stop_workers(executor: Any) -> None:
     """Stop at once (Ctrl-C): cancel queued batches and end the workers mid-batch."""
-    processes = list(getattr(executor, "_processes", {}).values())
+    # Called again after a first stop (the pool's iterator and run_phase1 both stop it on
+    # Ctrl-C): a shut-down executor's process table is None.
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         try:
             process.terminate()
         except (OSError, AttributeError):
             pass
+    # Let the pool's manager thread see its workers gone and end now: left running into
+    # interpreter exit, it races the exit hook over a closed pipe, which prints "OSError:
+    # Bad file descriptor" with a traceback (a CPython bug, gh-132969 and kin).
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 def _worker_started() -> None:
