@@ -1,0 +1,116 @@
+"""Two runs at once (pre-commit can start them) and Ctrl-C.
+
+Two lion-lint processes on one project, sharing its cache, both print exactly what a run
+without the cache prints, and leave a cache from which every file is served intact. Ctrl-C
+(SIGINT to the whole process group, as a terminal sends it) stops the run and its worker
+processes promptly, with exit status 130 and no traceback, and leaves nothing broken.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from reliability_support import many_bad_files
+
+from lintkit.config.model import Settings
+from lintkit.engine import phase1
+from lintkit.engine.discovery import discover
+
+FILES = 60
+
+
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "lintkit", *args]
+
+
+def _environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+
+
+def _reference(root: Path) -> subprocess.CompletedProcess[bytes]:
+    done = subprocess.run(_command(".", "--no-cache", "--output-format", "json"), cwd=root,
+                          capture_output=True, env=_environment(), timeout=600)
+    assert done.returncode == 1, done.stderr
+    return done
+
+
+def _served_from_cache(root: Path) -> int:
+    """How many files the project's cache serves (each entry verified in full on load)."""
+    settings = Settings(respect_gitignore=False)
+    paths, _ = discover(root, settings)
+    options = phase1.options_for(root, settings, use_cache=True, jobs=1)
+    result = phase1.run_phase1(root, paths, {}, options, settings=settings)
+    assert not result.parsed, f"not served from the cache: {result.parsed}"
+    return result.from_cache
+
+
+def _session_processes(session: int) -> list[int]:
+    """The live processes of a session (the run and any worker it started)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session and fields[0] != "Z":  # fields: state, ppid, pgrp, sid
+            found.append(int(entry.name))
+    return found
+
+
+def test_two_runs_at_once_agree_and_leave_an_intact_cache(tmp_path: Path) -> None:
+    many_bad_files(tmp_path, FILES)
+    expected = _reference(tmp_path)
+    for round_ in ("cold cache", "warm cache"):
+        runs = [subprocess.Popen(_command(".", "--output-format", "json", "--jobs", jobs),
+                                 cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 env=_environment())
+                for jobs in ("2", "1")]
+        for process in runs:
+            out, err = process.communicate(timeout=600)
+            assert (process.returncode, err) == (1, b""), (round_, err)
+            assert out == expected.stdout, round_
+    assert _served_from_cache(tmp_path) == FILES + 5  # and the base project's five files
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see workers")
+@pytest.mark.parametrize("cache", ["--no-cache", "--cache"])
+def test_ctrl_c_stops_the_run_and_its_workers(tmp_path: Path, cache: str) -> None:
+    many_bad_files(tmp_path, FILES)
+    expected = _reference(tmp_path)
+    args = [".", "--jobs", "2"] + (["--no-cache"] if cache == "--no-cache" else [])
+    run = subprocess.Popen(_command(*args), cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=_environment(), start_new_session=True)
+    try:
+        # Interrupt once the workers are parsing (more than the run itself in the session).
+        deadline = time.monotonic() + 120
+        while len(_session_processes(run.pid)) < 2 and run.poll() is None:
+            assert time.monotonic() < deadline, "no worker process ever started"
+            time.sleep(0.01)
+        assert run.poll() is None, "the run ended before it could be interrupted"
+        time.sleep(0.3)
+        os.killpg(run.pid, signal.SIGINT)
+        interrupted = time.monotonic()
+        out, err = run.communicate(timeout=60)
+        stopped_after = time.monotonic() - interrupted
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, err
+    assert stopped_after < 10, f"took {stopped_after:.1f} s to stop"
+    assert b"Traceback" not in err and err.strip().endswith(b"lion-lint: interrupted"), err
+    assert out == b""  # no partial report that could pass for a result
+    time.sleep(0.5)
+    assert _session_processes(run.pid) == [], "a worker outlived the run"
+    # Whatever the interrupted run left in the cache is sound: the next run is right.
+    after = subprocess.run(_command(".", "--output-format", "json"), cwd=tmp_path,
+                           capture_output=True, env=_environment(), timeout=600)
+    assert (after.returncode, after.stdout) == (1, expected.stdout)
