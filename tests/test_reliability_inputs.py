@@ -72,6 +72,20 @@ def test_encodings_and_newlines_give_positions_in_lines_and_characters(
     assert found(project(tmp_path, {name: data})) == [(name, line, 10, "LL003")]
 
 
+@pytest.mark.parametrize("data", [
+    ("\f" + HEADER + "\f\n" + PROBE_LINE).encode(),
+    PROBE.replace("\n", "\r").encode(),
+    ("# a line separator \u2028 and a next-line \x85 in a comment\n" + PROBE).encode(),
+], ids=["form-feed", "lone-cr", "unicode-separators"])
+def test_the_code_frame_shows_the_reported_line(tmp_path: Path, data: bytes) -> None:
+    root = project(tmp_path, {"m.py": data})
+    result = run("m.py", "--output-format", "full", "--color", "never", cwd=root)
+    lines = result.stdout.decode().splitlines()
+    number = int(lines[0].split(":")[1])
+    shown = [line for line in lines if line.strip().startswith(f"{number} │")]
+    assert shown == [f" {number} │ {PROBE_LINE.rstrip()}"], lines
+
+
 def test_tabs_count_as_one_character(tmp_path: Path) -> None:
     source = HEADER + 'if True:\n\tx = "é";\tatexit.register(f)\n'
     assert found(project(tmp_path, {"tabs.py": source})) == [("tabs.py", 4, 11, "LL003")]

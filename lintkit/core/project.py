@@ -31,9 +31,7 @@ class Project:
                     raw = (self.root / path).read_bytes()
                 except OSError:
                     raw = b""
-            # Split where Python's tokenizer does (str.splitlines also splits at form
-            # feeds and other separators, which would shift the line numbers).
-            self._lines[path] = re.split(r"\r\n|\r|\n", decode_source(raw))
+            self._lines[path] = split_lines(decode_source(raw))
         return self._lines[path]
 
     def source_text(self, path: str, span: tuple[int, int, int, int]) -> str:
@@ -45,6 +43,13 @@ class Project:
         if len(lines) == 1:
             return lines[0][column - 1:end_column - 1]
         return "\n".join([lines[0][column - 1:], *lines[1:-1], lines[-1][:end_column - 1]])
+
+
+def split_lines(text: str) -> list[str]:
+    """Source lines, split where Python's tokenizer splits: at CRLF, CR and LF only
+    (``str.splitlines`` also splits at form feeds, U+2028 and other separators, which would
+    shift every line number after them)."""
+    return re.split(r"\r\n|\r|\n", text)
 
 
 def decode_source(raw: bytes) -> str:

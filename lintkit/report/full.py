@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from lintkit.core.diagnostics import Diagnostic
-from lintkit.core.project import decode_source
+from lintkit.core.project import decode_source, split_lines
 from lintkit.report.model import Report
 
 _CONTEXT = 1  # lines shown above and below the reported line
@@ -24,7 +24,10 @@ class _Sources:
             source = self.paths.get(path, Path(path))
             try:
                 raw = source if isinstance(source, bytes) else source.read_bytes()
-                self.cache[path] = decode_source(raw).splitlines()
+                lines = split_lines(decode_source(raw))
+                if len(lines) > 1 and not lines[-1]:  # the "line" after the final newline
+                    lines.pop()
+                self.cache[path] = lines
             except OSError:
                 self.cache[path] = []
         return self.cache[path]
