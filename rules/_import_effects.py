@@ -152,7 +152,6 @@ class Effects:
         self.registries = self._find_registries()
         self._regions: dict[str, dict[str, _Region]] = {}
         self._bindings: dict[tuple[str, str], dict[str, list[BindingFact]]] = {}
-        self._lambdas: dict[str, list[tuple[int, int, int, int]]] = {}
         self._mro: dict[str, list[str]] = {}
         self._self_assigned: dict[str, set[str]] = {}
         self._summaries: dict[tuple[str, int], tuple[Effect, ...]] = {}
@@ -259,25 +258,7 @@ class Effects:
 
     def in_lambda(self, module: str, span: tuple[int, int, int, int]) -> bool:
         """Whether code at ``span`` sits in a lambda body (it runs when the lambda is called)."""
-        if module not in self._lambdas:
-            found: list[tuple[int, int, int, int]] = []
-            facts = self.index.modules[module].facts
-            roots: list[Expr | None] = [c.call for c in facts.calls]
-            roots += [b.value for b in facts.bindings]
-            roots += [m.value for m in facts.mutations]
-            stack = [r for r in roots if r is not None]
-            while stack:
-                expr = stack.pop()
-                if expr.kind == "lambda":
-                    found.append(expr.span)
-                    continue
-                stack.extend(expr.items)
-                stack.extend(v for v in expr.values if v is not None)
-                stack.extend(v for _, v in expr.keywords)
-                if expr.func is not None:
-                    stack.append(expr.func)
-            self._lambdas[module] = found
-        return any(_contains(outer, span) for outer in self._lambdas[module])
+        return any(_contains(outer, span) for outer in self.index.modules[module].facts.lambdas)
 
     # --- classes -------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ When = Literal["import", "call", "typing", "main"]
 NO_SPAN: Span = (0, 0, 0, 0)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 4
+FACTS_VERSION = 5
 
 
 @dataclass(slots=True)
@@ -215,6 +215,8 @@ class FileFacts:
     functions: list[FunctionFact] = field(default_factory=list)
     classes: list[ClassFact] = field(default_factory=list)
     suppressions: list[SuppressionFact] = field(default_factory=list)
+    #: The span of every lambda: code inside one runs when it is called, not where it stands.
+    lambdas: list[Span] = field(default_factory=list)
     error: ParseError | None = None
     line_count: int = 0
 
@@ -349,6 +351,7 @@ def facts_to_data(facts: FileFacts) -> dict[str, Any]:
                             "line_count": facts.line_count}
     for name, _ in _LISTS:
         data[name] = [_encode(item) for item in getattr(facts, name)]
+    data["lambdas"] = [list(span) for span in facts.lambdas]
     data["error"] = _encode(facts.error) if facts.error else None
     return data
 
@@ -358,6 +361,7 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
                       line_count=data.get("line_count", 0))
     for name, cls in _LISTS:
         setattr(facts, name, [_decode(cls, raw) for raw in data[name]])
+    facts.lambdas = [tuple(span) for span in data.get("lambdas", ())]  # type: ignore[misc]
     if data.get("error"):
         facts.error = ParseError(*data["error"])
     return facts

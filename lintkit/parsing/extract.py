@@ -144,6 +144,7 @@ class _Extractor:
         self.wanted: set[int] = set()
         self.frames: list[_FunctionFrame] = []
         self.type_checking_names = {"TYPE_CHECKING"}
+        self.lambdas: list[Expr] = []
 
     # --- positions ------------------------------------------------------------------------
 
@@ -281,6 +282,10 @@ class _Extractor:
             elif kind is cst.NamedExpr and type(current.target) is cst.Name:
                 self._bind(current.target.value, current.target, "walrus",
                            current.value, None, ctx)
+            elif kind is cst.Lambda:
+                marker = Expr("lambda")
+                self._at(marker, "span", current)
+                self.lambdas.append(marker)
             elif kind in _SKIPPED_TYPES:
                 continue
             stack.extend(reversed(_children(current)))
@@ -638,6 +643,7 @@ def _extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     extractor = _Extractor(facts)
     extractor.block(module.body, _Ctx())
     extractor.resolve_positions(module)
+    facts.lambdas = [marker.span for marker in extractor.lambdas]
     if b"lion-lint" in source:
         facts.suppressions = find_suppressions(source, module.encoding)
     return facts
