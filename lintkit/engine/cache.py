@@ -16,6 +16,7 @@ Layout::
 
     <cache-dir>/CACHEDIR.TAG, .gitignore     markers (backup tools and git skip the directory)
     <cache-dir>/facts-<salt>/<xx>/<name>.json one entry per project file
+    <cache-dir>/results-<salt>/<place>.json   a project's last result (lintkit.engine.results)
 
 ``<name>`` hashes the file's project-relative path together with where the project lies
 relative to the cache directory, so that projects sharing one ``--cache-dir`` keep apart.
@@ -83,13 +84,13 @@ class FactsCache:
         self.salt_id = hashlib.blake2b(self.salt.encode(), digest_size=8).hexdigest()
         self.entries = directory / f"facts-{self.salt_id}"
         try:
-            self._place = os.path.relpath(root, directory)
+            self.place = os.path.relpath(root, directory)
         except ValueError:  # another drive (Windows): the absolute path tells projects apart
-            self._place = str(root)
+            self.place = str(root)
         self._prepared = False
 
     def entry_path(self, path: str) -> Path:
-        name = hashlib.blake2b(f"{self._place}\0{path}".encode("utf-8", "surrogatepass"),
+        name = hashlib.blake2b(f"{self.place}\0{path}".encode("utf-8", "surrogatepass"),
                                digest_size=16).hexdigest()
         return self.entries / name[:2] / f"{name}.json"
 
@@ -131,19 +132,19 @@ class FactsCache:
         target = self.entry_path(path)
         try:
             if not self._prepared:
-                self._prepare()
+                self.prepare()
             target.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomically(target, text)
+            write_entry(target, text)
         except OSError:
             pass
 
-    def _prepare(self) -> None:
+    def prepare(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         for name, text in ((".gitignore", "# Created by lion-lint.\n*\n"),
                            ("CACHEDIR.TAG", f"{CACHEDIR_SIGNATURE}\n{_TAG_NOTE}\n")):
             marker = self.directory / name
             if not marker.exists():
-                _write_atomically(marker, text)
+                write_entry(marker, text)
         self._prepared = True
 
 
@@ -193,7 +194,8 @@ def cache_directories(paths: Sequence[Path], config_path: Path | None) -> list[P
     return found
 
 
-def _write_atomically(target: Path, text: str) -> None:
+def write_entry(target: Path, text: str) -> None:
+    """Write a cache file atomically: a reader sees the old text or the new, never a part."""
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:

@@ -114,46 +114,89 @@ def collect_facts(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
     return run_phase1(root, paths, overrides, options or Phase1Options(), progress).facts
 
 
-def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
-               options: Phase1Options, progress: Progress | None = None,
-               settings: Any = None) -> Phase1Result:
-    """The facts of ``paths`` (in that order), from the cache where it holds them."""
+@dataclass
+class Survey:
+    """Phase 1's first step: every file read and hashed, sorted into cache hits and misses.
+
+    Nothing is decoded or parsed yet, so the run can first ask whether its whole result is
+    already known (``fingerprint``: see ``lintkit.engine.results``)."""
+
+    root: Path
+    paths: Sequence[str]
+    cache: FactsCache | None
+    #: Facts known without parsing (unreadable or too large files), by position in paths.
+    facts: list[FileFacts | None]
+    hits: list[_Work]
+    todo: list[_Work]
+
+    def fingerprint(self) -> list[tuple[str, str]] | None:
+        """Each file's content hash (or, for a file not parsed, why): None when a file
+        is an editor's buffer or the run has no cache, which no stored result can stand for."""
+        if self.cache is None:
+            return None
+        known: list[tuple[str, str]] = []
+        for work in (*self.hits, *self.todo):
+            if not work.store:
+                return None
+            known.append((work.path, work.digest))
+        for early in self.facts:
+            if early is not None:
+                known.append((early.path, f"!{early.error.message if early.error else ''}"))
+        return sorted(known)
+
+
+def survey(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
+           options: Phase1Options, settings: Any = None) -> Survey:
+    """Read and hash every file, and find which ones the cache holds."""
     from lintkit import __version__
 
     cache = None
     if options.cache_dir is not None:
         salt = cache_salt(__version__, FACTS_VERSION, phase1_settings(settings))
         cache = FactsCache(options.cache_dir, root, salt)
-    total = len(paths)
-    facts: list[FileFacts | None] = [None] * total
-    result = Phase1Result(facts=[])
-    hits: list[_Work] = []
-    todo: list[_Work] = []
+    found = Survey(root, paths, cache, [None] * len(paths), [], [])
     limit = getattr(settings, "max_file_size", 0)
+    for index, path in enumerate(paths):
+        source = overrides.get(path)
+        from_disk = source is None
+        if source is None:
+            try:
+                source = (root / path).read_bytes()
+            except OSError as error:
+                found.facts[index] = read_error(path, error)
+                continue
+        if limit and len(source) > limit:
+            found.facts[index] = too_large(path, len(source), limit)
+            continue
+        digest = content_hash(source) if cache is not None else ""
+        # An editor's unsaved buffer is linted but never cached; a file on disk is
+        # read again by the worker, which hashes what it parses.
+        work = _Work(index, path, len(source), None if from_disk else source,
+                     store=from_disk and cache is not None, digest=digest)
+        if cache is not None and cache.has_entry(path, digest):
+            found.hits.append(work)
+        else:
+            found.todo.append(work)
+    return found
+
+
+def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
+               options: Phase1Options, progress: Progress | None = None,
+               settings: Any = None) -> Phase1Result:
+    """The facts of ``paths`` (in that order), from the cache where it holds them."""
+    return finish_phase1(survey(root, paths, overrides, options, settings), options, progress)
+
+
+def finish_phase1(found: Survey, options: Phase1Options,
+                  progress: Progress | None = None) -> Phase1Result:
+    """Decode the cache hits of a survey and parse its misses."""
+    root, cache, hits, todo = found.root, found.cache, found.hits, found.todo
+    facts = list(found.facts)
+    total = len(facts)
+    result = Phase1Result(facts=[])
     # Collection finds no garbage among freshly decoded facts, and with tens of thousands
     # of live objects its passes cost more than the decoding itself.
     with collector_paused():
-        for index, path in enumerate(paths):
-            source = overrides.get(path)
-            from_disk = source is None
-            if source is None:
-                try:
-                    source = (root / path).read_bytes()
-                except OSError as error:
-                    facts[index] = read_error(path, error)
-                    continue
-            if limit and len(source) > limit:
-                facts[index] = too_large(path, len(source), limit)
-                continue
-            digest = content_hash(source) if cache is not None else ""
-            # An editor's unsaved buffer is linted but never cached; a file on disk is
-            # read again by the worker, which hashes what it parses.
-            work = _Work(index, path, len(source), None if from_disk else source,
-                         store=from_disk and cache is not None, digest=digest)
-            if cache is not None and cache.has_entry(path, digest):
-                hits.append(work)
-            else:
-                todo.append(work)
         # The misses go to the workers first, so that they parse (and import LibCST)
         # while this process decodes the hits.
         parsed, stop = _start_extraction(root, todo, options.jobs, cache, result, len(hits))

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from lintkit.config.load import ConfigError, LoadedConfig, describe_validation_error, find_project_root, load_config
 from lintkit.core.builtin import ENGINE_RULES
 from lintkit.core.diagnostics import Diagnostic, Location, sort_diagnostics
+from lintkit.core.facts import FileFacts
 from lintkit.core.index import ProjectIndex, module_name_for
 from lintkit.core.project import Project
 from lintkit.core.rule import Rule, rule_key_matches
@@ -23,6 +24,7 @@ from lintkit.core.suppressions import Suppressed, apply_suppressions, group_by_p
 from lintkit.engine import baseline as baselines
 from lintkit.engine import phase1
 from lintkit.engine.discovery import discover
+from lintkit.engine.results import ResultsCache
 
 #: Given a project's configuration, the rule classes that may run there.
 Composer = Callable[[LoadedConfig], Sequence[type[Rule]]]
@@ -174,11 +176,17 @@ def build_project(config: LoadedConfig, paths: list[str] | None = None,
         paths, _ = discover(config.root, config.settings, split_nested=config.path is not None
                             and config.path.parent == config.root)
     overrides = overrides or {}
-    options = options or RunOptions()
-    phase1_options = phase1.options_for(config.root, config.settings, use_cache=options.use_cache,
-                                        cache_dir=options.cache_dir, jobs=options.jobs)
-    facts = phase1.run_phase1(config.root, paths, overrides, phase1_options, progress,
-                              config.settings).facts
+    phase1_options = _phase1_options(config, options or RunOptions())
+    found = phase1.survey(config.root, paths, overrides, phase1_options, config.settings)
+    return _index(config, phase1.finish_phase1(found, phase1_options, progress).facts, overrides)
+
+
+def _phase1_options(config: LoadedConfig, options: RunOptions) -> phase1.Phase1Options:
+    return phase1.options_for(config.root, config.settings, use_cache=options.use_cache,
+                              cache_dir=options.cache_dir, jobs=options.jobs)
+
+
+def _index(config: LoadedConfig, facts: list[FileFacts], overrides: dict[str, bytes]) -> Project:
     src_roots = config.src_roots()
     module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
     return Project(root=config.root, index=ProjectIndex(facts, module_names),
@@ -211,11 +219,47 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
         if target.endswith(".py") and target not in paths and (root / target).is_file():
             paths = sorted({*paths, target})
 
-    project = build_project(config, paths, overrides, options.progress, options)
-    facts = project.files
-
+    phase1_options = _phase1_options(config, options)
+    found = phase1.survey(root, paths, overrides, phase1_options, config.settings)
     result = ProjectResult(root=root, config=config, rules=rules,
                            nested=[n for n in nested if _targets_reach(n, targets)])
+    files = found.fingerprint()
+    stored = ResultsCache(found.cache, root) if files is not None and found.cache else None
+    key = stored.key(files or [], config.path, available, rules, unreadable) if stored else ""
+    replayed = stored.load(key) if stored else None
+    if replayed is not None:
+        result.diagnostics, result.suppressed = replayed
+        project = Project(root=root, index=ProjectIndex([], {}), overrides=overrides)
+    else:
+        project = _index(config, phase1.finish_phase1(found, phase1_options,
+                                                      options.progress).facts, overrides)
+        result.diagnostics, result.suppressed = _phase2(project, available, rules, unreadable)
+        if stored is not None:
+            stored.store(key, result.diagnostics, result.suppressed)
+    result.diagnostics = sort_diagnostics(
+        [d for d in result.diagnostics if _within(d.path, relative_targets)])
+    result.suppressed = [s for s in result.suppressed if _within(s.diagnostic.path, relative_targets)]
+    result.files_checked = sum(1 for p in paths if _within(p, relative_targets))
+    checked = {p for p in paths if _within(p, relative_targets)}
+    active = {r.code for r in rules}
+    chosen = None if options.record_baseline else (
+        options.baseline or baselines.configured(root, config.path, config.settings.baseline))
+
+    def ran_on(path: str) -> bool:  # a file this run checked, or one deleted since
+        return path in checked or (_within(path, relative_targets) and not (root / path).exists()
+                                   and not any(n in (root / path).parents for n in nested))
+
+    diagnostics, result.baselined, result.baseline_keys = baselines.settle(
+        result.diagnostics, project.source_lines, root, chosen, options.record_baseline, ran_on,
+        active)
+    result.diagnostics = sort_diagnostics(diagnostics)
+    return result
+
+
+def _phase2(project: Project, available: Sequence[type[Rule]], rules: list[Rule],
+            unreadable: list[tuple[str, str]]) -> tuple[list[Diagnostic], list[Suppressed]]:
+    """Run the rules on the project; their diagnostics with the waivers applied."""
+    facts = project.files
     active = {r.code for r in rules}
     raw: list[Diagnostic] = []
     if "LL000" in active:
@@ -236,30 +280,16 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
 
     names = {r.code: r.name for r in available}
     by_path = group_by_path(raw)
+    diagnostics: list[Diagnostic] = []
+    suppressed: list[Suppressed] = []
     for file in facts:
-        kept, suppressed, problems = apply_suppressions(file, by_path.pop(file.path, []), active, names)
-        result.diagnostics.extend(kept)
-        result.suppressed.extend(suppressed)
-        result.diagnostics.extend(p for p in problems if p.code in active)
+        kept, waived, problems = apply_suppressions(file, by_path.pop(file.path, []), active, names)
+        diagnostics.extend(kept)
+        suppressed.extend(waived)
+        diagnostics.extend(p for p in problems if p.code in active)
     for leftover in by_path.values():  # diagnostics at paths outside the project's files
-        result.diagnostics.extend(leftover)
-    result.diagnostics = sort_diagnostics(
-        [d for d in result.diagnostics if _within(d.path, relative_targets)])
-    result.suppressed = [s for s in result.suppressed if _within(s.diagnostic.path, relative_targets)]
-    result.files_checked = sum(1 for p in paths if _within(p, relative_targets))
-    checked = {p for p in paths if _within(p, relative_targets)}
-    chosen = None if options.record_baseline else (
-        options.baseline or baselines.configured(root, config.path, config.settings.baseline))
-
-    def ran_on(path: str) -> bool:  # a file this run checked, or one deleted since
-        return path in checked or (_within(path, relative_targets) and not (root / path).exists()
-                                   and not any(n in (root / path).parents for n in nested))
-
-    diagnostics, result.baselined, result.baseline_keys = baselines.settle(
-        result.diagnostics, project.source_lines, root, chosen, options.record_baseline, ran_on,
-        active)
-    result.diagnostics = sort_diagnostics(diagnostics)
-    return result
+        diagnostics.extend(leftover)
+    return diagnostics, suppressed
 
 
 def _targets_reach(nested_root: Path, targets: list[Path]) -> bool:

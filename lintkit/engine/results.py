@@ -1,0 +1,151 @@
+"""The results cache: a project's diagnostics, replayed when none of their inputs changed.
+
+Phase 2 (the index and the project rules) is a pure function of the project's files, its
+configuration and the rules' code. When a run finds every one of those as the last run
+left them, it replays that run's diagnostics (waivers already applied) instead of decoding
+every file's facts and running the rules again: a warm run then costs little more than
+reading and hashing the files. Any change, however small, misses and runs phase 2 in full;
+the replay is only ever of the identical computation.
+
+The key covers:
+
+- each file's content hash (or, for a file that was not parsed, why not) and the files'
+  paths: a file added, removed or renamed changes it;
+- the phase-1 salt (lion-lint, Python and LibCST versions);
+- the configuration file's path and bytes, the rules on offer and the rules selected;
+- the size and modification time of every module the rules run on (lion-lint's own, the
+  plugins' and any module loaded from inside the project), so that editing a rule during
+  development is never answered from the cache;
+- directories that could not be read.
+
+An editor's unsaved buffer (``--stdin-filename``) is never replayed nor stored. One entry
+per project is kept (the latest run's), written atomically; a damaged or foreign entry is a
+miss, never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lintkit.core.diagnostics import Diagnostic, Location
+from lintkit.core.rule import Rule
+from lintkit.core.suppressions import Suppressed
+from lintkit.engine.cache import FactsCache, write_entry
+
+#: Bump when the shape of an entry changes.
+RESULTS_VERSION = 1
+
+
+class ResultsCache:
+    """The latest phase-2 result of one project, beside its facts cache."""
+
+    def __init__(self, facts_cache: FactsCache, root: Path) -> None:
+        place = hashlib.blake2b(f"{facts_cache.place}".encode("utf-8", "surrogatepass"),
+                                digest_size=16).hexdigest()
+        self.directory = facts_cache.directory
+        self.entry = facts_cache.directory / f"results-{facts_cache.salt_id}" / f"{place}.json"
+        self.salt = facts_cache.salt
+        self.root = root
+        self._prepare = facts_cache.prepare
+
+    def key(self, files: Sequence[tuple[str, str]], config_path: Path | None,
+            available: Sequence[type[Rule]], active: Sequence[Rule],
+            unreadable: Sequence[tuple[str, str]]) -> str:
+        """One hash over everything the project's diagnostics depend on."""
+        config = b""
+        if config_path is not None:
+            try:
+                config = config_path.read_bytes()
+            except OSError:
+                config = b"\0unreadable"
+        material = {
+            "version": RESULTS_VERSION,
+            "salt": self.salt,
+            "config": [str(config_path), hashlib.blake2b(config, digest_size=20).hexdigest()],
+            "available": [f"{r.code}:{r.__module__}.{r.__qualname__}" for r in available],
+            "active": sorted(r.code for r in active),
+            "code": _code_fingerprint(self.root, available),
+            "unreadable": sorted(unreadable),
+            "files": list(files),
+        }
+        text = json.dumps(material, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+    def load(self, key: str) -> tuple[list[Diagnostic], list[Suppressed]] | None:
+        """The stored result for ``key``, or None (absent, stale, damaged or foreign)."""
+        try:
+            entry = json.loads(self.entry.read_bytes())
+            if entry["key"] != key:
+                return None
+            diagnostics = [Diagnostic.from_data(d) for d in entry["diagnostics"]]
+            suppressed = [Suppressed(Diagnostic.from_data(d), reason, Location.from_data(at))
+                          for d, reason, at in entry["suppressed"]]
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            return None
+        return diagnostics, suppressed
+
+    def store(self, key: str, diagnostics: Sequence[Diagnostic],
+              suppressed: Sequence[Suppressed]) -> None:
+        """Keep this result for the next run; a cache that cannot be written is skipped."""
+        entry = {
+            "key": key,
+            "diagnostics": [d.to_data() for d in diagnostics],
+            "suppressed": [[s.diagnostic.to_data(), s.reason, s.comment.to_data()]
+                           for s in suppressed],
+        }
+        try:
+            self._prepare()
+            self.entry.parent.mkdir(parents=True, exist_ok=True)
+            write_entry(self.entry, json.dumps(entry, separators=(",", ":")))
+        except OSError:
+            pass
+
+
+def _code_fingerprint(root: Path, available: Sequence[type[Rule]]) -> list[list[Any]]:
+    """Size and modification time of the code the rules run on: every module of lion-lint
+    and of each package a rule on offer comes from (loaded or not: a rule may import its
+    helpers lazily), and every module loaded from inside the project (a local plugin's)."""
+    packages = {"lintkit", *(r.__module__.rpartition(".")[0] or r.__module__
+                             for r in available)}
+    files: set[str] = set()
+    for name in packages:
+        module = sys.modules.get(name)
+        for directory in getattr(module, "__path__", None) or ():
+            files.update(_python_files(directory))
+    for name in {r.__module__ for r in available}:
+        filename = getattr(sys.modules.get(name), "__file__", None)
+        if filename:
+            files.add(filename)
+    inside = str(root.resolve()) + os.sep
+    for module in list(sys.modules.values()):
+        filename = getattr(module, "__file__", None)
+        if filename and os.path.abspath(filename).startswith(inside):
+            files.add(filename)
+    stamps: list[list[Any]] = []
+    for filename in sorted(files):
+        try:
+            status = os.stat(filename)
+            stamps.append([filename, status.st_size, status.st_mtime_ns])
+        except OSError:
+            stamps.append([filename, -1, -1])
+    return stamps
+
+
+def _python_files(directory: str) -> list[str]:
+    found: list[str] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.name.endswith(".py"):
+            found.append(entry.path)
+        elif entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+            found.extend(_python_files(entry.path))
+    return found

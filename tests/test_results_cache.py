@@ -1,0 +1,201 @@
+"""The results cache: a run that finds nothing changed replays the last run's diagnostics.
+
+Each test runs the real command on a real project in a temporary directory. A replay is
+told apart from a recomputation by what it does not need: with the facts entries deleted,
+a replay parses nothing (no facts entry is written again, LibCST is never imported).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.phase1_support import BAD, make_project, run
+
+IMPORTTIME = {"PYTHONPROFILEIMPORTTIME": "1"}  # each import is listed on stderr
+PLUGIN = '''\
+from lintkit import Diagnostic, Location, Rule
+
+
+class NoFine(Rule):
+    """Flags every class named Fine."""
+
+    code = "HR001"
+    name = "no-fine"
+    summary = "No class is named Fine."
+
+    def check(self, project):
+        for info in project.index.by_path.values():
+            for cls in info.facts.classes:
+                if cls.name == "Fine":
+                    yield Diagnostic(Location.at(info.path, cls.span), self.code, self.name,
+                                     MESSAGE)
+
+
+MESSAGE = "first wording"
+'''
+
+
+def _cache(root: Path) -> Path:
+    return root / ".lion-lint-cache"
+
+
+def _forget_facts(root: Path) -> None:
+    for directory in _cache(root).glob("facts-*"):
+        shutil.rmtree(directory)
+
+
+def _facts_entries(root: Path) -> list[Path]:
+    return sorted(_cache(root).glob("facts-*/*/*.json"))
+
+
+def _replayed(root: Path, *args: str) -> str:
+    """Run with the facts entries gone; assert the run was a replay; its stdout."""
+    _forget_facts(root)
+    done = run("check", "--output-format", "json", *args, cwd=root, env=IMPORTTIME)
+    assert "libcst" not in done.stderr, "the run parsed: it was not a replay"
+    assert _facts_entries(root) == []
+    return done.stdout
+
+
+def _recomputed(root: Path, *args: str) -> str:
+    """Run with the facts entries gone; assert the run recomputed (so parsed); its stdout."""
+    _forget_facts(root)
+    done = run("check", "--output-format", "json", *args, cwd=root, env=IMPORTTIME)
+    assert "libcst" in done.stderr, "the run replayed a result it should have recomputed"
+    return done.stdout
+
+
+def _codes(stdout: str) -> list[tuple[str, str]]:
+    return sorted((d["code"], d["path"]) for d in json.loads(stdout)["diagnostics"])
+
+
+def test_nothing_changed_replays_identical_output(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    cold = run("check", "--output-format", "json", cwd=tmp_path)
+    assert cold.returncode == 1
+    assert _replayed(tmp_path) == cold.stdout
+    uncached = run("check", "--output-format", "json", "--no-cache", cwd=tmp_path)
+    assert uncached.stdout == cold.stdout
+    assert _codes(cold.stdout) == [("LL000", "src/pkg/broken.py"), ("LL001", "src/pkg/bad.py")]
+
+
+@pytest.mark.parametrize("args", [
+    ("--output-format", "concise", "--show-suppressed"),
+    ("--output-format", "full", "--statistics"),
+    ("--output-format", "sarif"),
+    ("--output-format", "concise", "src/pkg/bad.py"),
+])
+def test_every_output_is_the_same_replayed(tmp_path: Path, args: tuple[str, ...]) -> None:
+    make_project(tmp_path)
+    first = run("check", *args, "--color", "never", cwd=tmp_path)
+    _forget_facts(tmp_path)
+    again = run("check", *args, "--color", "never", cwd=tmp_path, env=IMPORTTIME)
+    assert "libcst" not in again.stderr
+    assert (again.returncode, again.stdout) == (first.returncode, first.stdout)
+    if "--show-suppressed" in args:
+        assert "kept for the wire format" in again.stdout  # the waiver's reason survived
+
+
+def test_a_content_change_anywhere_recomputes(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    run("check", cwd=tmp_path)
+    # The violation's chain crosses modules: fixing the middle class clears bad.py.
+    mid = tmp_path / "src/pkg/mid.py"
+    mid.write_text(mid.read_text().replace("class Mid(Params)", "class Mid"))
+    assert _codes(_recomputed(tmp_path)) == [("LL000", "src/pkg/broken.py")]
+    assert _codes(_replayed(tmp_path)) == [("LL000", "src/pkg/broken.py")]
+
+
+def test_added_and_removed_files_recompute(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    run("check", cwd=tmp_path)
+    (tmp_path / "src/pkg/worse.py").write_text(BAD.replace("class Bad", "class Worse"))
+    assert ("LL001", "src/pkg/worse.py") in _codes(_recomputed(tmp_path))
+    (tmp_path / "src/pkg/worse.py").unlink()
+    (tmp_path / "src/pkg/broken.py").unlink()
+    assert _codes(_recomputed(tmp_path)) == [("LL001", "src/pkg/bad.py")]
+
+
+def test_configuration_and_selection_changes_recompute(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    run("check", cwd=tmp_path)
+    assert _codes(_recomputed(tmp_path, "--select", "LL000")) == [
+        ("LL000", "src/pkg/broken.py")]
+    assert len(_codes(_replayed(tmp_path, "--select", "LL000"))) == 1
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"pkg.base.Params"', '"pkg.base.Other"'))
+    # Params is no authority now: kept.py's waiver has nothing left to waive.
+    assert _codes(_recomputed(tmp_path)) == [("LL000", "src/pkg/broken.py"),
+                                             ("LL901", "src/pkg/kept.py")]
+
+
+def test_editing_a_local_rule_recomputes(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools/__init__.py").write_text("")
+    rule = tmp_path / "tools/house.py"
+    rule.write_text(PLUGIN)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        "[tool.lion-lint]\n", '[tool.lion-lint]\nplugins = ["tools.house:NoFine"]\n'))
+    first = json.loads(run("check", "--output-format", "json", cwd=tmp_path).stdout)
+    assert [d["message"] for d in first["diagnostics"] if d["code"] == "HR001"] == [
+        "first wording"]
+    stat = rule.stat()
+    rule.write_text(PLUGIN.replace("first wording", "second wording"))
+    os.utime(rule, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    shutil.rmtree(tmp_path / "tools/__pycache__", ignore_errors=True)
+    again = json.loads(run("check", "--output-format", "json", cwd=tmp_path).stdout)
+    assert [d["message"] for d in again["diagnostics"] if d["code"] == "HR001"] == [
+        "second wording"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not json", "wrong shape", "other key"])
+def test_a_damaged_entry_is_recomputed_never_trusted(tmp_path: Path, damage: str) -> None:
+    make_project(tmp_path)
+    cold = run("check", "--output-format", "json", cwd=tmp_path)
+    [entry] = _cache(tmp_path).glob("results-*/*.json")
+    text = entry.read_text()
+    entry.write_text({
+        "truncated": text[: len(text) // 2],
+        "not json": "\0\1garbage",
+        "wrong shape": json.dumps({"key": json.loads(text)["key"], "diagnostics": [{"x": 1}],
+                                   "suppressed": []}),
+        "other key": text.replace(json.loads(text)["key"], "0" * 40),
+    }[damage])
+    assert _recomputed(tmp_path) == cold.stdout
+    assert _replayed(tmp_path) == cold.stdout  # and rewritten whole
+
+
+def test_the_baseline_applies_to_a_replayed_result(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    recorded = run("check", "--write-baseline", "baseline.json", cwd=tmp_path)
+    assert recorded.returncode == 0, recorded.stderr
+    # A file that cannot be checked is never held back by a baseline.
+    assert _codes(_replayed(tmp_path, "--baseline", "baseline.json")) == [
+        ("LL000", "src/pkg/broken.py")]
+    # The baseline is not part of the key: emptied, the same replay reports everything.
+    baseline = tmp_path / "baseline.json"
+    data = json.loads(baseline.read_text())
+    baseline.write_text(json.dumps({**data, "entries": []}))
+    assert _codes(_replayed(tmp_path, "--baseline", "baseline.json")) == [
+        ("LL000", "src/pkg/broken.py"), ("LL001", "src/pkg/bad.py")]
+
+
+def test_an_editor_buffer_is_never_replayed_nor_stored(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    run("check", cwd=tmp_path)
+    [entry] = _cache(tmp_path).glob("results-*/*.json")
+    stored = entry.read_bytes()
+    buffer = BAD.replace("class Bad(Mid)", "class Bad").encode()
+    done = run("check", "--output-format", "json", "--stdin-filename", "src/pkg/bad.py", "-",
+               cwd=tmp_path, stdin=buffer)
+    assert done.returncode == 0 and json.loads(done.stdout)["diagnostics"] == []
+    assert entry.read_bytes() == stored
+    assert _codes(_replayed(tmp_path)) == [("LL000", "src/pkg/broken.py"),
+                                           ("LL001", "src/pkg/bad.py")]
