@@ -265,17 +265,17 @@ class Effects:
     def mro(self, symbol: str) -> list[str]:
         """Project classes in (approximate) method resolution order, starting at ``symbol``."""
         if symbol not in self._mro:
+            # Depth-first, bases in order; a stack rather than a recursive closure, which
+            # would be a reference cycle left for a paused collector.
             order: list[str] = []
-
-            def walk(current: str) -> None:
+            stack = [symbol]
+            while stack:
+                current = stack.pop()
                 if current in order or current not in self.index.classes:
-                    return
+                    continue
                 order.append(current)
-                for base in self.index.class_bases(current):
-                    if base is not None:
-                        walk(base)
-
-            walk(symbol)
+                stack.extend(base for base in reversed(self.index.class_bases(current))
+                             if base is not None)
             self._mro[symbol] = order
         return self._mro[symbol]
 

@@ -96,6 +96,8 @@ class ProjectIndex:
             self._index_module(info)
         self._resolved: dict[tuple[str, str, str], str | None] = {}
         self._bases: dict[str, tuple[str | None, ...]] = {}
+        #: base symbol -> the project classes that list it directly (built on first use).
+        self._subclasses: dict[str, list[str]] | None = None
         self._lazy: dict[str, dict[str, LazyExport]] = {}
 
     # --- building --------------------------------------------------------------------------
@@ -374,36 +376,55 @@ class ProjectIndex:
         """The chain ``[symbol, base, ..., target]`` by which a class descends from one of
         ``targets``, or None. Depth-first in base order, so the chain is the one Python's
         MRO would meet first for ordinary hierarchies."""
-        seen: set[str] = set()
+        return self._descend(symbol, targets, set())
 
-        def walk(current: str) -> list[str] | None:
-            if current in seen:
-                return None
-            seen.add(current)
-            if current not in self.classes:
-                return None
-            for base in self.class_bases(current):
-                if base is None:
-                    continue
-                if base in targets:
-                    return [current, base]
-                found = walk(base)
-                if found is not None:
-                    return [current, *found]
+    def _descend(self, current: str, targets: frozenset[str] | set[str],
+                 seen: set[str]) -> list[str] | None:
+        # A method, not a nested function: a recursive closure is a reference cycle, and
+        # the engine runs with the cyclic collector paused.
+        if current in seen:
             return None
-
-        return walk(symbol)
+        seen.add(current)
+        if current not in self.classes:
+            return None
+        for base in self.class_bases(current):
+            if base is None:
+                continue
+            if base in targets:
+                return [current, base]
+            found = self._descend(base, targets, seen)
+            if found is not None:
+                return [current, *found]
+        return None
 
     def subclasses_of(self, targets: frozenset[str] | set[str]) -> dict[str, list[str]]:
         """Every project class descending from a target, with its chain (sorted by symbol)."""
         family: dict[str, list[str]] = {}
-        for symbol in sorted(self.classes):
+        for symbol in sorted(self._below(targets)):
             if symbol in targets:
                 continue
             chain = self.descent(symbol, targets)
             if chain is not None:
                 family[symbol] = chain
         return family
+
+    def _below(self, targets: frozenset[str] | set[str]) -> set[str]:
+        """The project classes with a target among their ancestors (found downwards, so a
+        rule asking about one base does not walk up from every class of the project)."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for symbol in sorted(self.classes):
+                for base in self.class_bases(symbol):
+                    if base is not None:
+                        self._subclasses.setdefault(base, []).append(symbol)
+        found: set[str] = set()
+        stack = list(targets)
+        while stack:
+            for subclass in self._subclasses.get(stack.pop(), ()):
+                if subclass not in found:
+                    found.add(subclass)
+                    stack.append(subclass)
+        return found
 
 
 def _lazy_target(value: Expr) -> tuple[str | None, str | None]:
