@@ -12,7 +12,8 @@ The key covers:
 - each file's content hash (or, for a file that was not parsed, why not) and the files'
   paths: a file added, removed or renamed changes it;
 - the phase-1 salt (lion-lint, Python and LibCST versions);
-- the configuration file's path and bytes, the rules on offer and the rules selected;
+- the configuration file's path and bytes (and the root's ``pyproject.toml``), the rules on
+  offer and the rules selected;
 - the size and modification time of every module the rules run on (lion-lint's own, the
   plugins' and any module loaded from inside the project), so that editing a rule during
   development is never answered from the cache;
@@ -58,16 +59,13 @@ class ResultsCache:
             available: Sequence[type[Rule]], active: Sequence[Rule],
             unreadable: Sequence[tuple[str, str]]) -> str:
         """One hash over everything the project's diagnostics depend on."""
-        config = b""
-        if config_path is not None:
-            try:
-                config = config_path.read_bytes()
-            except OSError:
-                config = b"\0unreadable"
+        # The configuration file, and the root's pyproject.toml (rules point diagnostics
+        # about configuration at its lines) when the configuration comes from elsewhere.
+        configs = [config_path, self.root / "pyproject.toml"]
         material = {
             "version": RESULTS_VERSION,
             "salt": self.salt,
-            "config": [str(config_path), hashlib.blake2b(config, digest_size=20).hexdigest()],
+            "config": [[str(path), _file_hash(path)] for path in configs],
             "available": [f"{r.code}:{r.__module__}.{r.__qualname__}" for r in available],
             "active": sorted(r.code for r in active),
             "code": _code_fingerprint(self.root, available),
@@ -105,6 +103,15 @@ class ResultsCache:
             write_entry(self.entry, json.dumps(entry, separators=(",", ":")))
         except OSError:
             pass
+
+
+def _file_hash(path: Path | None) -> str:
+    if path is None:
+        return ""
+    try:
+        return hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()
+    except OSError as error:
+        return f"!{error.errno}"
 
 
 def _code_fingerprint(root: Path, available: Sequence[type[Rule]]) -> list[list[Any]]:
