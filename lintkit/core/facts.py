@@ -287,62 +287,65 @@ def _encode(value: Any) -> Any:
     return value
 
 
-# How each fact field decodes: "expr", "exprs", "opt_expr", "kw_exprs", "span", "strs",
-# "pairs" (tuple of 2-lists), or a nested fact class (list of them).
-_DECODERS: dict[type, tuple[tuple[str, Any], ...]] = {
-    ImportFact: (("module", None), ("level", None), ("names", "pairs"), ("is_from", None),
-                 ("span", "span"), ("scope", None), ("when", None), ("guard", None)),
-    BindingFact: (("name", None), ("scope", None), ("span", "span"), ("kind", None),
-                  ("value", "opt_expr"), ("annotation", "opt_expr"), ("when", None),
-                  ("guard", None)),
-    MutationFact: (("kind", None), ("target", "expr"), ("attr", None), ("value", "opt_expr"),
-                   ("span", "span"), ("scope", None), ("when", None)),
-    CallFact: (("call", "expr"), ("scope", None), ("when", None), ("guard", None)),
-    FunctionFact: (("name", None), ("qualname", None), ("scope", None), ("span", "span"),
-                   ("header", "span"), ("decorators", "exprs"), ("params", "strs"),
-                   ("vararg", None), ("kwarg", None), ("is_async", None), ("when", None),
-                   ("local_names", "strs"), ("global_names", "strs"), ("returns", "exprs")),
-    ClassFact: (("name", None), ("qualname", None), ("scope", None), ("span", "span"),
-                ("header", "span"), ("keyword_line", None), ("bases", "exprs"),
-                ("keywords", "kw_exprs"), ("decorators", "exprs"), ("when", None)),
-    SuppressionFact: (("line", None), ("column", None), ("end_column", None), ("codes", "strs"),
-                      ("reason", None), ("own_line", None)),
-}
+# One decoder per fact class, field by field in declaration order (the encoder writes
+# ``fields()`` in that order). Written out rather than table-driven: a warm run decodes
+# some 80 000 facts on LionAGI, and a generic per-field dispatch cost a third of that.
+
+def _opt_expr(raw: list[Any] | None) -> Expr | None:
+    return None if raw is None else _expr_from_data(raw)
 
 
-def _decode_field(how: Any, raw: Any) -> Any:
-    if raw is None:
-        return raw
-    if how is None:
-        return intern(raw) if type(raw) is str else raw
-    if how == "expr":
-        return _expr_from_data(raw)
-    if how == "opt_expr":
-        return _expr_from_data(raw)
-    if how == "exprs":
-        return tuple(map(_expr_from_data, raw))
-    if how == "kw_exprs":
-        return tuple([(k, _expr_from_data(v)) for k, v in raw])
-    if how in ("span", "strs"):
-        return tuple(raw)
-    if how == "pairs":
-        return tuple([(a, b) for a, b in raw])
-    raise ValueError(how)
+def _opt_intern(raw: str | None) -> str | None:
+    return None if raw is None else intern(raw)
 
 
-def _decode(cls: type, raw: list[Any]) -> Any:
-    spec = _DECODERS[cls]
-    return cls(*[_decode_field(how, value) for (_, how), value in zip(spec, raw)])
+def _exprs(raw: list[Any]) -> tuple[Expr, ...]:
+    return tuple(map(_expr_from_data, raw))
 
 
-_LISTS = (
-    ("imports", ImportFact),
-    ("bindings", BindingFact),
-    ("mutations", MutationFact),
-    ("calls", CallFact),
-    ("functions", FunctionFact),
-    ("classes", ClassFact),
-    ("suppressions", SuppressionFact),
+def _import_fact(r: list[Any]) -> ImportFact:
+    return ImportFact(intern(r[0]), r[1], tuple([(a, b) for a, b in r[2]]), r[3], tuple(r[4]),
+                      intern(r[5]), intern(r[6]), _opt_intern(r[7]))  # type: ignore[arg-type]
+
+
+def _binding_fact(r: list[Any]) -> BindingFact:
+    return BindingFact(intern(r[0]), intern(r[1]), tuple(r[2]), intern(r[3]),  # type: ignore[arg-type]
+                       _opt_expr(r[4]), _opt_expr(r[5]), intern(r[6]), _opt_intern(r[7]))  # type: ignore[arg-type]
+
+
+def _mutation_fact(r: list[Any]) -> MutationFact:
+    return MutationFact(intern(r[0]), _expr_from_data(r[1]), _opt_intern(r[2]), _opt_expr(r[3]),
+                        tuple(r[4]), intern(r[5]), intern(r[6]))  # type: ignore[arg-type]
+
+
+def _call_fact(r: list[Any]) -> CallFact:
+    return CallFact(_expr_from_data(r[0]), intern(r[1]), intern(r[2]), _opt_intern(r[3]))  # type: ignore[arg-type]
+
+
+def _function_fact(r: list[Any]) -> FunctionFact:
+    return FunctionFact(intern(r[0]), intern(r[1]), intern(r[2]), tuple(r[3]), tuple(r[4]),  # type: ignore[arg-type]
+                        _exprs(r[5]), tuple(r[6]), _opt_intern(r[7]), _opt_intern(r[8]), r[9],
+                        intern(r[10]), tuple(r[11]), tuple(r[12]), _exprs(r[13]))  # type: ignore[arg-type]
+
+
+def _class_fact(r: list[Any]) -> ClassFact:
+    return ClassFact(intern(r[0]), intern(r[1]), intern(r[2]), tuple(r[3]), tuple(r[4]), r[5],  # type: ignore[arg-type]
+                     _exprs(r[6]), tuple([(k, _expr_from_data(v)) for k, v in r[7]]),
+                     _exprs(r[8]), intern(r[9]))  # type: ignore[arg-type]
+
+
+def _suppression_fact(r: list[Any]) -> SuppressionFact:
+    return SuppressionFact(r[0], r[1], r[2], tuple(r[3]), r[4], r[5])
+
+
+_LISTS: tuple[tuple[str, Any], ...] = (
+    ("imports", _import_fact),
+    ("bindings", _binding_fact),
+    ("mutations", _mutation_fact),
+    ("calls", _call_fact),
+    ("functions", _function_fact),
+    ("classes", _class_fact),
+    ("suppressions", _suppression_fact),
 )
 
 
@@ -359,8 +362,8 @@ def facts_to_data(facts: FileFacts) -> dict[str, Any]:
 def facts_from_data(data: dict[str, Any]) -> FileFacts:
     facts = FileFacts(path=data["path"], is_package=data["is_package"],
                       line_count=data.get("line_count", 0))
-    for name, cls in _LISTS:
-        setattr(facts, name, [_decode(cls, raw) for raw in data[name]])
+    for name, decode in _LISTS:
+        setattr(facts, name, list(map(decode, data[name])))
     facts.lambdas = [tuple(span) for span in data.get("lambdas", ())]  # type: ignore[misc]
     if data.get("error"):
         facts.error = ParseError(*data["error"])
