@@ -8,6 +8,7 @@ processes promptly, with exit status 130 and no traceback, and leaves nothing br
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -78,6 +79,12 @@ def test_two_runs_at_once_agree_and_leave_an_intact_cache(tmp_path: Path) -> Non
             assert (process.returncode, err) == (1, b""), (round_, err)
             assert out == expected.stdout, round_
     assert _served_from_cache(tmp_path) == FILES + 5  # and the base project's five files
+    # The project's stored result is whole, and a replay of it is the reference output.
+    [entry] = (tmp_path / ".lion-lint-cache").glob("results-*/*.json")
+    assert json.loads(entry.read_bytes())["diagnostics"]
+    replay = subprocess.run(_command(".", "--output-format", "json"), cwd=tmp_path,
+                            capture_output=True, env=_environment(), timeout=600)
+    assert (replay.returncode, replay.stdout) == (1, expected.stdout)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see workers")
