@@ -199,3 +199,17 @@ def test_an_editor_buffer_is_never_replayed_nor_stored(tmp_path: Path) -> None:
     assert entry.read_bytes() == stored
     assert _codes(_replayed(tmp_path)) == [("LL000", "src/pkg/broken.py"),
                                            ("LL001", "src/pkg/bad.py")]
+
+
+def test_fixes_survive_a_replay(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    cold = run("check", "--diff", cwd=tmp_path)
+    assert cold.returncode == 1 and "eq=False" in cold.stdout  # LL001 offers its fix
+    _forget_facts(tmp_path)
+    replayed = run("check", "--diff", cwd=tmp_path)
+    # --diff re-parses the fixed text (so LibCST is imported), but phase 1 parsed nothing.
+    assert _facts_entries(tmp_path) == []
+    assert replayed.stdout == cold.stdout
+    fixed = run("check", "--fix", cwd=tmp_path)
+    assert "eq=False" in (tmp_path / "src/pkg/bad.py").read_text()
+    assert "LL001" not in fixed.stdout
