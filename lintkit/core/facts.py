@@ -364,7 +364,7 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
                       line_count=data.get("line_count", 0))
     for name, decode in _LISTS:
         setattr(facts, name, list(map(decode, data[name])))
-    facts.lambdas = [tuple(span) for span in data.get("lambdas", ())]  # type: ignore[misc]
+    facts.lambdas = [tuple(span) for span in data["lambdas"]]  # type: ignore[misc]
     if data.get("error"):
         facts.error = ParseError(*data["error"])
     return facts

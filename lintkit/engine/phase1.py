@@ -122,7 +122,6 @@ class Survey:
     already known (``fingerprint``: see ``lintkit.engine.results``)."""
 
     root: Path
-    paths: Sequence[str]
     cache: FactsCache | None
     #: Facts known without parsing (unreadable or too large files), by position in paths.
     facts: list[FileFacts | None]
@@ -154,7 +153,7 @@ def survey(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
     if options.cache_dir is not None:
         salt = cache_salt(__version__, FACTS_VERSION, phase1_settings(settings))
         cache = FactsCache(options.cache_dir, root, salt)
-    found = Survey(root, paths, cache, [None] * len(paths), [], [])
+    found = Survey(root, cache, [None] * len(paths), [], [])
     limit = getattr(settings, "max_file_size", 0)
     for index, path in enumerate(paths):
         source = overrides.get(path)

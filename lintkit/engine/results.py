@@ -37,7 +37,7 @@ from typing import Any
 from lintkit.core.diagnostics import Diagnostic, Location
 from lintkit.core.rule import Rule
 from lintkit.core.suppressions import Suppressed
-from lintkit.engine.cache import FactsCache, write_entry
+from lintkit.engine.cache import FactsCache, content_hash, write_entry
 
 #: Bump when the shape of an entry changes.
 RESULTS_VERSION = 1
@@ -47,9 +47,8 @@ class ResultsCache:
     """The latest phase-2 result of one project, beside its facts cache."""
 
     def __init__(self, facts_cache: FactsCache, root: Path) -> None:
-        place = hashlib.blake2b(f"{facts_cache.place}".encode("utf-8", "surrogatepass"),
+        place = hashlib.blake2b(facts_cache.place.encode("utf-8", "surrogatepass"),
                                 digest_size=16).hexdigest()
-        self.directory = facts_cache.directory
         self.entry = facts_cache.directory / f"results-{facts_cache.salt_id}" / f"{place}.json"
         self.salt = facts_cache.salt
         self.root = root
@@ -109,7 +108,7 @@ def _file_hash(path: Path | None) -> str:
     if path is None:
         return ""
     try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()
+        return content_hash(path.read_bytes())
     except OSError as error:
         return f"!{error.errno}"
 
@@ -120,8 +119,11 @@ def _code_fingerprint(root: Path, available: Sequence[type[Rule]]) -> list[list[
     helpers lazily), and every module loaded from inside the project (a local plugin's)."""
     packages = {"lintkit", *(r.__module__.rpartition(".")[0] or r.__module__
                              for r in available)}
+    # A package inside another listed one (lintkit.core in lintkit) is walked with it.
+    outermost = {name for name in packages
+                 if not any(name.startswith(f"{other}.") for other in packages)}
     files: set[str] = set()
-    for name in packages:
+    for name in sorted(outermost):
         module = sys.modules.get(name)
         for directory in getattr(module, "__path__", None) or ():
             files.update(_python_files(directory))

@@ -176,9 +176,10 @@ def build_project(config: LoadedConfig, paths: list[str] | None = None,
         paths, _ = discover(config.root, config.settings, split_nested=config.path is not None
                             and config.path.parent == config.root)
     overrides = overrides or {}
-    phase1_options = _phase1_options(config, options or RunOptions())
-    found = phase1.survey(config.root, paths, overrides, phase1_options, config.settings)
-    return _index(config, phase1.finish_phase1(found, phase1_options, progress).facts, overrides)
+    facts = phase1.run_phase1(config.root, paths, overrides,
+                              _phase1_options(config, options or RunOptions()), progress,
+                              config.settings).facts
+    return _index(config, facts, overrides)
 
 
 def _phase1_options(config: LoadedConfig, options: RunOptions) -> phase1.Phase1Options:
