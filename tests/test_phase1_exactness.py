@@ -197,3 +197,69 @@ def test_facts_survive_the_json_codec_unchanged(sample: Path | str) -> None:
     source = AWKWARD.encode() if sample == "awkward" else Path(sample).read_bytes()
     facts = extract("m.py", source, False)
     assert facts_from_data(json.loads(json.dumps(facts_to_data(facts)))) == facts
+
+
+# --- nested calls: one summary, shared -----------------------------------------------------
+
+DEEP = "".join(f"f{i}(" for i in range(14)) + "x" + ")" * 14 + "\n"
+NESTED = '''
+value = outer(inner(1), key=other(deep(x)))
+@decorate(make(name="a"))
+def f():
+    return wrap(g(h()))
+'''
+
+
+def _unshared_call_summary(self: extract_module._Extractor, node: cst.Call, depth: int):  # type: ignore[no-untyped-def]
+    out = self._summarise(node, depth)
+    self._at(out, "span", node)
+    return out
+
+
+@pytest.mark.parametrize("sample", [*_stdlib_sample()[:6], "deep", "nested"],
+                         ids=lambda s: s if isinstance(s, str) else s.name)
+def test_sharing_nested_call_summaries_changes_no_fact(
+        sample: Path | str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each call summarised on its own, as before sharing, gives equal facts."""
+    source = {"deep": DEEP.encode(), "nested": NESTED.encode()}.get(sample)  # type: ignore[call-overload]
+    source = source if source is not None else Path(sample).read_bytes()
+    shared = extract("m.py", source, False)
+    monkeypatch.setattr(extract_module._Extractor, "_call_summary", _unshared_call_summary)
+    assert extract("m.py", source, False) == shared
+
+
+def test_a_nested_call_is_its_own_callfacts_summary_in_memory_and_after_json() -> None:
+    from lintkit.core.facts import facts_from_data
+
+    facts = extract("m.py", NESTED.encode(), False)
+    by_func = {c.func: c.call for c in facts.calls}
+    assert by_func["outer"].items[0] is by_func["inner"]
+    assert by_func["outer"].keyword("key") is by_func["other"]
+    assert by_func["other"].items[0] is by_func["deep"]
+    assert facts.bindings[0].value is by_func["outer"]
+    assert facts.functions[0].decorators[0] is by_func["decorate"]
+    data = json.loads(json.dumps(facts_to_data(facts)))
+    index = {c.func: i for i, c in enumerate(facts.calls)}
+    assert data["bindings"][0][4] == index["outer"]  # written once, referred to by index
+    decoded = facts_from_data(data)
+    assert decoded == facts
+    again = {c.func: c.call for c in decoded.calls}
+    assert again["outer"].items[0] is again["inner"]
+    assert decoded.bindings[0].value is again["outer"]
+    assert decoded.functions[0].decorators[0] is again["decorate"]
+
+
+def test_a_call_cut_short_by_the_depth_limit_keeps_its_own_full_summary() -> None:
+    facts = extract("m.py", DEEP.encode(), False)
+    calls = {c.func: c.call for c in facts.calls}
+
+    def depth(e) -> int:  # type: ignore[no-untyped-def]
+        return 1 + max((depth(i) for i in e.items), default=0)
+
+    nested = calls["f0"]
+    for _ in range(5):
+        nested = nested.items[0]
+    assert nested.func.ref == "f5" and nested is not calls["f5"]  # the copy inside f0 is cut
+    assert depth(calls["f5"]) > depth(nested)
+    assert calls["f12"].items[0].items[0].ref == "x"  # near the bottom: complete, and shared
+    assert calls["f11"].items[0] is calls["f12"]

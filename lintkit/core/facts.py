@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from sys import intern
+from collections.abc import Callable
 from typing import Any, Literal
 
 Span = tuple[int, int, int, int]
@@ -26,7 +27,7 @@ When = Literal["import", "call", "typing", "main"]
 NO_SPAN: Span = (0, 0, 0, 0)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 5
+FACTS_VERSION = 6
 
 
 @dataclass(slots=True)
@@ -223,67 +224,105 @@ class FileFacts:
 
 # --- JSON codec -----------------------------------------------------------------------------
 # Facts encode as positional lists (compact, and cheap to decode on a warm run).
-
+#
 # An Expr is a list of its fields in order, without the trailing ones left at their defaults
-# (most expressions are a bare name or constant: no items, values, keywords or func).
+# (most expressions are a bare name or constant: no items, values, keywords or func). A call
+# nested in another expression is usually the very object of its own CallFact (phase 1
+# shares it): it is written once, there, and elsewhere as that CallFact's index, so decoding
+# shares it again. A quarter of all summaries are such nested calls.
 _EXPR_DEFAULTS: tuple[Any, ...] = ("", None, [], [], [], None)
 
-
-def _expr_to_data(e: Expr) -> list[Any]:
-    data = [
-        e.kind,
-        list(e.span),
-        e.text,
-        e.value,
-        list(map(_expr_to_data, e.items)) if e.items else [],
-        [None if v is None else _expr_to_data(v) for v in e.values] if e.values else [],
-        [[k, _expr_to_data(v)] for k, v in e.keywords] if e.keywords else [],
-        None if e.func is None else _expr_to_data(e.func),
-    ]
-    end = len(data)
-    while end > 2 and data[end - 1] == _EXPR_DEFAULTS[end - 3]:
-        end -= 1
-    del data[end:]
-    return data
+Encoded = list[Any] | int
 
 
-def _expr_from_data(d: list[Any]) -> Expr:
-    # The hot loop of a warm run (hundreds of thousands of calls): no generator expressions.
-    # Kinds, names and scopes repeat thousands of times: interned, each is held once.
-    size = len(d)
-    if size < 3:
-        return Expr(intern(d[0]), tuple(d[1]))  # type: ignore[arg-type]
-    items = d[4] if size > 4 else None
-    values = d[5] if size > 5 else None
-    keywords = d[6] if size > 6 else None
-    func = d[7] if size > 7 else None
-    return Expr(
-        intern(d[0]),
-        tuple(d[1]),  # type: ignore[arg-type]
-        intern(d[2]),
-        d[3] if size > 3 else None,
-        tuple(map(_expr_from_data, items)) if items else (),
-        tuple([None if v is None else _expr_from_data(v) for v in values]) if values else (),
-        tuple([(k, _expr_from_data(v)) for k, v in keywords]) if keywords else (),
-        None if func is None else _expr_from_data(func),
-    )
+class _ExprEncoder:
+    """Writes a file's expressions; a call that is some CallFact's is written as its index.
+
+    A class rather than closures: a closure that calls itself is a reference cycle, and the
+    engine runs with the cyclic collector paused."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self, calls: list[CallFact]) -> None:
+        self.shared = {id(c.call): i for i, c in enumerate(calls)}
+
+    def encode(self, e: Expr) -> Encoded:
+        index = self.shared.get(id(e)) if e.kind == "call" else None
+        return self.body(e) if index is None else index
+
+    def body(self, e: Expr) -> list[Any]:
+        """The expression in full, whether shared or not (for the CallFact that holds it)."""
+        encode = self.encode
+        data = [
+            e.kind,
+            list(e.span),
+            e.text,
+            e.value,
+            list(map(encode, e.items)) if e.items else [],
+            [None if v is None else encode(v) for v in e.values] if e.values else [],
+            [[k, encode(v)] for k, v in e.keywords] if e.keywords else [],
+            None if e.func is None else encode(e.func),
+        ]
+        end = len(data)
+        while end > 2 and data[end - 1] == _EXPR_DEFAULTS[end - 3]:
+            end -= 1
+        del data[end:]
+        return data
+
+
+class _ExprDecoder:
+    """Reads a file's expressions; an index reads (once) the summary of that CallFact."""
+
+    __slots__ = ("raw_calls", "shared")
+
+    def __init__(self, raw_calls: list[list[Any]]) -> None:
+        self.raw_calls = raw_calls
+        self.shared: dict[int, Expr] = {}
+
+    def decode(self, d: Encoded) -> Expr:
+        # The hot loop of a warm run (hundreds of thousands of calls): no generator
+        # expressions. Kinds, names and scopes repeat thousands of times: interned, each is
+        # held once.
+        if d.__class__ is int:
+            known = self.shared.get(d)  # type: ignore[arg-type]
+            if known is None:
+                known = self.shared[d] = self.decode(self.raw_calls[d][0])  # type: ignore[index]
+            return known
+        size = len(d)  # type: ignore[arg-type]
+        if size < 3:
+            return Expr(intern(d[0]), tuple(d[1]))  # type: ignore[arg-type,index]
+        decode = self.decode
+        items = d[4] if size > 4 else None  # type: ignore[index]
+        values = d[5] if size > 5 else None  # type: ignore[index]
+        keywords = d[6] if size > 6 else None  # type: ignore[index]
+        func = d[7] if size > 7 else None  # type: ignore[index]
+        return Expr(
+            intern(d[0]),  # type: ignore[index]
+            tuple(d[1]),  # type: ignore[arg-type,index]
+            intern(d[2]),  # type: ignore[index]
+            d[3] if size > 3 else None,  # type: ignore[index]
+            tuple(map(decode, items)) if items else (),
+            tuple([None if v is None else decode(v) for v in values]) if values else (),
+            tuple([(k, decode(v)) for k, v in keywords]) if keywords else (),
+            None if func is None else decode(func),
+        )
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def _encode(value: Any) -> Any:
+def _encode(value: Any, expr: Callable[[Expr], Encoded]) -> Any:
     if isinstance(value, Expr):
-        return _expr_to_data(value)
+        return expr(value)
     if isinstance(value, tuple):
-        return [_encode(v) for v in value]
+        return [_encode(v, expr) for v in value]
     names = _FIELD_NAMES.get(type(value))
     if names is None and hasattr(value, "__dataclass_fields__"):
         names = _FIELD_NAMES[type(value)] = tuple(f.name for f in fields(value))
     if names is not None:
-        return [_encode(getattr(value, name)) for name in names]
+        return [_encode(getattr(value, name), expr) for name in names]
     if isinstance(value, list):
-        return [_encode(v) for v in value]
+        return [_encode(v, expr) for v in value]
     return value
 
 
@@ -291,58 +330,59 @@ def _encode(value: Any) -> Any:
 # ``fields()`` in that order). Written out rather than table-driven: a warm run decodes
 # some 80 000 facts on LionAGI, and a generic per-field dispatch cost a third of that.
 
-def _opt_expr(raw: list[Any] | None) -> Expr | None:
-    return None if raw is None else _expr_from_data(raw)
+Decode = Callable[[Encoded], Expr]
+
+
+def _opt_expr(raw: Encoded | None, expr: Decode) -> Expr | None:
+    return None if raw is None else expr(raw)
 
 
 def _opt_intern(raw: str | None) -> str | None:
     return None if raw is None else intern(raw)
 
 
-def _exprs(raw: list[Any]) -> tuple[Expr, ...]:
-    return tuple(map(_expr_from_data, raw))
+def _exprs(raw: list[Any], expr: Decode) -> tuple[Expr, ...]:
+    return tuple(map(expr, raw))
 
 
-def _import_fact(r: list[Any]) -> ImportFact:
+def _import_fact(r: list[Any], expr: Decode) -> ImportFact:
     return ImportFact(intern(r[0]), r[1], tuple([(a, b) for a, b in r[2]]), r[3], tuple(r[4]),
                       intern(r[5]), intern(r[6]), _opt_intern(r[7]))  # type: ignore[arg-type]
 
 
-def _binding_fact(r: list[Any]) -> BindingFact:
+def _binding_fact(r: list[Any], expr: Decode) -> BindingFact:
     return BindingFact(intern(r[0]), intern(r[1]), tuple(r[2]), intern(r[3]),  # type: ignore[arg-type]
-                       _opt_expr(r[4]), _opt_expr(r[5]), intern(r[6]), _opt_intern(r[7]))  # type: ignore[arg-type]
+                       _opt_expr(r[4], expr), _opt_expr(r[5], expr), intern(r[6]),  # type: ignore[arg-type]
+                       _opt_intern(r[7]))
 
 
-def _mutation_fact(r: list[Any]) -> MutationFact:
-    return MutationFact(intern(r[0]), _expr_from_data(r[1]), _opt_intern(r[2]), _opt_expr(r[3]),
+def _mutation_fact(r: list[Any], expr: Decode) -> MutationFact:
+    return MutationFact(intern(r[0]), expr(r[1]), _opt_intern(r[2]), _opt_expr(r[3], expr),
                         tuple(r[4]), intern(r[5]), intern(r[6]))  # type: ignore[arg-type]
 
 
-def _call_fact(r: list[Any]) -> CallFact:
-    return CallFact(_expr_from_data(r[0]), intern(r[1]), intern(r[2]), _opt_intern(r[3]))  # type: ignore[arg-type]
-
-
-def _function_fact(r: list[Any]) -> FunctionFact:
+def _function_fact(r: list[Any], expr: Decode) -> FunctionFact:
     return FunctionFact(intern(r[0]), intern(r[1]), intern(r[2]), tuple(r[3]), tuple(r[4]),  # type: ignore[arg-type]
-                        _exprs(r[5]), tuple(r[6]), _opt_intern(r[7]), _opt_intern(r[8]), r[9],
-                        intern(r[10]), tuple(r[11]), tuple(r[12]), _exprs(r[13]))  # type: ignore[arg-type]
+                        _exprs(r[5], expr), tuple(r[6]), _opt_intern(r[7]), _opt_intern(r[8]),
+                        r[9], intern(r[10]), tuple(r[11]), tuple(r[12]),  # type: ignore[arg-type]
+                        _exprs(r[13], expr))
 
 
-def _class_fact(r: list[Any]) -> ClassFact:
+def _class_fact(r: list[Any], expr: Decode) -> ClassFact:
     return ClassFact(intern(r[0]), intern(r[1]), intern(r[2]), tuple(r[3]), tuple(r[4]), r[5],  # type: ignore[arg-type]
-                     _exprs(r[6]), tuple([(k, _expr_from_data(v)) for k, v in r[7]]),
-                     _exprs(r[8]), intern(r[9]))  # type: ignore[arg-type]
+                     _exprs(r[6], expr), tuple([(k, expr(v)) for k, v in r[7]]),
+                     _exprs(r[8], expr), intern(r[9]))  # type: ignore[arg-type]
 
 
-def _suppression_fact(r: list[Any]) -> SuppressionFact:
+def _suppression_fact(r: list[Any], expr: Decode) -> SuppressionFact:
     return SuppressionFact(r[0], r[1], r[2], tuple(r[3]), r[4], r[5])
 
 
-_LISTS: tuple[tuple[str, Any], ...] = (
+# Every list but ``calls``, which is written and read first (the others refer into it).
+_LISTS: tuple[tuple[str, Callable[[list[Any], Decode], Any]], ...] = (
     ("imports", _import_fact),
     ("bindings", _binding_fact),
     ("mutations", _mutation_fact),
-    ("calls", _call_fact),
     ("functions", _function_fact),
     ("classes", _class_fact),
     ("suppressions", _suppression_fact),
@@ -350,20 +390,27 @@ _LISTS: tuple[tuple[str, Any], ...] = (
 
 
 def facts_to_data(facts: FileFacts) -> dict[str, Any]:
+    encoder = _ExprEncoder(facts.calls)
+    encode = encoder.encode
     data: dict[str, Any] = {"path": facts.path, "is_package": facts.is_package,
                             "line_count": facts.line_count}
+    data["calls"] = [[encoder.body(c.call), c.scope, c.when, c.guard] for c in facts.calls]
     for name, _ in _LISTS:
-        data[name] = [_encode(item) for item in getattr(facts, name)]
+        data[name] = [_encode(item, encode) for item in getattr(facts, name)]
     data["lambdas"] = [list(span) for span in facts.lambdas]
-    data["error"] = _encode(facts.error) if facts.error else None
+    data["error"] = _encode(facts.error, encode) if facts.error else None
     return data
 
 
 def facts_from_data(data: dict[str, Any]) -> FileFacts:
     facts = FileFacts(path=data["path"], is_package=data["is_package"],
                       line_count=data.get("line_count", 0))
+    raw_calls = data["calls"]
+    expr = _ExprDecoder(raw_calls).decode
+    facts.calls = [CallFact(expr(i), intern(r[1]), intern(r[2]), _opt_intern(r[3]))  # type: ignore[arg-type]
+                   for i, r in enumerate(raw_calls)]
     for name, decode in _LISTS:
-        setattr(facts, name, list(map(decode, data[name])))
+        setattr(facts, name, [decode(r, expr) for r in data[name]])
     facts.lambdas = [tuple(span) for span in data["lambdas"]]  # type: ignore[misc]
     if data.get("error"):
         facts.error = ParseError(*data["error"])

@@ -145,6 +145,11 @@ class _Extractor:
         self.frames: list[_FunctionFrame] = []
         self.type_checking_names = {"TYPE_CHECKING"}
         self.lambdas: list[Expr] = []
+        # A call's summary, by its node, once made without reaching _MAX_DEPTH: a nested
+        # call is summarised inside its caller and again for its own CallFact, and sharing
+        # the one object keeps that from costing twice (here, in the cache and in memory).
+        self.call_summaries: dict[int, Expr] = {}
+        self.truncated = False  # whether the summary being made reached _MAX_DEPTH
 
     # --- positions ------------------------------------------------------------------------
 
@@ -170,8 +175,23 @@ class _Extractor:
     # --- expressions -------------------------------------------------------------------------
 
     def expr(self, node: cst.CSTNode, depth: int = 0) -> Expr:
+        if type(node) is cst.Call:
+            return self._call_summary(node, depth)
         out = self._summarise(node, depth)
         self._at(out, "span", node)
+        return out
+
+    def _call_summary(self, node: cst.Call, depth: int) -> Expr:
+        known = self.call_summaries.get(id(node))
+        if known is not None:
+            return known
+        outer, self.truncated = self.truncated, False
+        out = self._summarise(node, depth)
+        self._at(out, "span", node)
+        # A summary cut short by its depth differs from the call's own: never shared.
+        if not self.truncated:
+            self.call_summaries[id(node)] = out
+        self.truncated = self.truncated or outer
         return out
 
     def _summarise(self, node: cst.CSTNode, depth: int) -> Expr:  # noqa: C901 - one dispatch
@@ -183,6 +203,7 @@ class _Extractor:
                 return Expr("const", text=type(value).__name__, value=value)
             return Expr("ref", text=node.value)
         if depth > _MAX_DEPTH:
+            self.truncated = True
             return Expr("other", text=type(node).__name__)
         if kind is cst.Attribute:
             name = dotted_name(node)
