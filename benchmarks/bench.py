@@ -144,13 +144,18 @@ class _TreeSampler:
             self.peak = max(self.peak, sum(sizes))
 
 
-def build_corpus(source: Path, destination: Path) -> list[str]:
-    """Copy the Python files lion-lint would lint under ``source``; their relative paths."""
+def corpus_files(source: Path) -> list[str]:
+    """The Python files lion-lint would lint under ``source`` (relative, sorted)."""
     from lintkit.config.model import Settings
     from lintkit.engine.discovery import discover
 
     settings = Settings(respect_gitignore=False, extend_exclude=("site-packages",))
-    paths, _ = discover(source, settings, split_nested=False)
+    return discover(source, settings, split_nested=False)[0]
+
+
+def build_corpus(source: Path, destination: Path) -> list[str]:
+    """Copy the Python files lion-lint would lint under ``source``; their relative paths."""
+    paths = corpus_files(source)
     for relative in paths:
         target = destination / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -276,6 +281,18 @@ def machine() -> str:
             f"lion-lint {importlib.metadata.version('lion-lint')}")
 
 
+def compile_lion_lint() -> None:
+    """Write lion-lint's bytecode first, as its first run would: where the environment says
+    not to (PYTHONDONTWRITEBYTECODE), every run would otherwise compile it afresh."""
+    import compileall
+
+    import lion_lint.rules
+    import lintkit
+
+    for package in (lintkit, lion_lint.rules):
+        compileall.compile_dir(Path(package.__file__).parent, quiet=2)
+
+
 def load() -> str:
     try:
         return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -297,6 +314,7 @@ def main() -> None:
         corpora.append(("stdlib", Path(sysconfig.get_paths()["stdlib"])))
     corpora += [(path.resolve().name or "corpus", path.resolve()) for path in options.paths]
     print(f"lion-lint benchmark on {machine()}")
+    compile_lion_lint()
     print(f"before: {load()}")
     results = []
     names: set[str] = set()

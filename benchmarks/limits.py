@@ -1,0 +1,166 @@
+"""What lion-lint's performance targets are up against: LibCST's own costs, measured.
+
+    python benchmarks/limits.py [PATH] [--runs N]
+
+``bench.py`` measures lion-lint. This measures the parts of a run that belong to LibCST and
+that no change inside lion-lint can remove, on the same corpus (by default the running
+interpreter's standard library; PATH measures another directory instead):
+
+  import    ``import libcst`` in a fresh interpreter, over a bare interpreter's start
+  parse     LibCST's ``parse_module`` over every file that parses (bench.py's floor), and
+            the same parse without LibCST's per-node re-validation, as lion-lint parses
+            (with the cyclic collector paused, as in lion-lint's workers)
+  codegen   one plain code-generation pass per parsed module: LibCST gives positions only
+            through code generation, so this is the least that line and column cost
+  memory    the peak RSS of a fresh interpreter parsing each of the largest files
+
+Times are totals over the corpus in one process, medians of --runs passes; the three
+alternate file by file, so a machine whose speed drifts slows them alike. It then prints
+what they imply for each of the issue's targets on this machine's usable cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+from bench import corpus_files, machine, mid_size_file, parse_floor
+
+#: Prints the peak RSS (KB) after importing LibCST and after parsing the file named in argv.
+#: Linux's VmHWM, not ru_maxrss, which keeps the forking parent's size across exec.
+PEAK = """
+import resource, sys
+
+def peak():
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(l.split()[1]) for l in status if l.startswith("VmHWM"))
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+import libcst
+before = peak()
+try:
+    libcst.parse_module(open(sys.argv[1], "rb").read())
+except Exception:
+    pass
+print(before, peak())
+"""
+
+
+def wall(code: str, runs: int) -> float:
+    """Median wall time of ``python -c code`` in a fresh interpreter."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def parse_costs(sources: list[bytes], runs: int) -> dict[str, float]:
+    """Median totals (seconds) over the files that parse: LibCST's parse with the collector
+    on (the floor, as bench.py measures it), and, with the collector paused as in lion-lint's
+    workers, the parse without re-validation and one codegen pass. The three alternate file
+    by file, so that a machine whose speed drifts (a shared VM) slows all three alike."""
+    import gc
+
+    import libcst
+    from libcst._nodes.internal import CodegenState
+
+    from lintkit.parsing.cstparse import parse_module
+
+    passes: dict[str, list[float]] = {"parse (the floor)": [], "parse unvalidated": [],
+                                      "codegen": []}
+    for _ in range(runs):
+        totals = dict.fromkeys(passes, 0.0)
+        gc.collect()
+        try:
+            for source in sources:
+                gc.enable()
+                try:
+                    start = time.perf_counter()
+                    libcst.parse_module(source)
+                    floor = time.perf_counter()
+                    gc.disable()
+                    module = parse_module(source)
+                    parsed = time.perf_counter()
+                    module._codegen(CodegenState(default_indent=module.default_indent,
+                                                 default_newline=module.default_newline))
+                    generated = time.perf_counter()
+                except Exception:  # a broken file, or one nested too deeply for the stack
+                    continue
+                totals["parse (the floor)"] += floor - start
+                totals["parse unvalidated"] += parsed - floor
+                totals["codegen"] += generated - parsed
+                del module
+                gc.collect(0)  # as the workers do: LibCST leaves a few cycles per file
+        finally:
+            gc.enable()
+        for name, total in totals.items():
+            passes[name].append(total)
+    return {name: statistics.median(values) for name, values in passes.items()}
+
+
+def parse_peak(path: Path) -> tuple[int, int]:
+    """(RSS after importing LibCST, peak RSS after parsing ``path``), in bytes."""
+    done = subprocess.run([sys.executable, "-c", PEAK, str(path)], capture_output=True,
+                          text=True, check=True)
+    before, after = map(int, done.stdout.split())
+    return before * 1024, after * 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", nargs="?", type=Path,
+                        default=Path(sysconfig.get_paths()["stdlib"]),
+                        help="a directory of Python code (default: the standard library)")
+    parser.add_argument("--runs", type=int, default=3, help="passes per measurement (default 3)")
+    options = parser.parse_args()
+    root = options.path.resolve()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    print(f"LibCST's costs on {machine()}")
+    paths = corpus_files(root)
+    sources = [(root / p).read_bytes() for p in paths]
+    print(f"corpus: {root} ({len(paths)} files, "
+          f"{sum(map(len, sources)) / 1e6:.1f} MB)\n")
+
+    bare = wall("pass", 7)
+    imported = wall("import libcst", 7)
+    print(f"  import libcst        {imported - bare:7.3f} s   (fresh interpreter, median of 7)")
+    costs = parse_costs(sources, options.runs)
+    floor = costs["parse (the floor)"]
+    for name, seconds in costs.items():
+        print(f"  {name:<20} {seconds:7.3f} s   {seconds / floor:5.2f} x the floor")
+    largest = sorted(paths, key=lambda p: len((root / p).read_bytes()))[-3:]
+    peaks = {p: parse_peak(root / p) for p in largest}
+    for path, (before, after) in peaks.items():
+        print(f"  memory parsing {path}: {after / 2**20:.0f} MB peak "
+              f"({before / 2**20:.0f} MB with LibCST imported)")
+
+    middle = mid_size_file(root, paths)
+    middle_parse = statistics.median(parse_floor(root, [middle]) for _ in range(5))
+    least_cold = (costs["parse unvalidated"] + costs["codegen"]) / cores / floor
+    most_peak = max(after for _, after in peaks.values())
+    imported_rss = min(before for before, _ in peaks.values())
+    print(f"\nWhat follows, with {cores} usable cores:")
+    print(f"  cold: parsing without re-validation and one codegen pass per file, spread "
+          f"perfectly over {cores} cores, take {least_cold:.2f} x the floor before any fact "
+          "is extracted or rule run (target 0.6 x)")
+    print(f"  changed: a run that parses one file imports LibCST ({imported - bare:.3f} s); "
+          f"the target allows warm + 1.5 x that file's parse, which is "
+          f"{1.5 * middle_parse:.3f} s for the mid-size {middle}")
+    workers = most_peak + (cores - 1) * imported_rss
+    print(f"  memory: while one worker parses the largest file the {cores} workers hold at "
+          f"least {workers / 2**20:.0f} MB, before the facts the main process gathers "
+          "(target 300 MB for the whole run)")
+
+
+if __name__ == "__main__":
+    main()
