@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from pydantic import field_validator
 
@@ -172,12 +173,11 @@ class ImportBoundary(Rule):
     )
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
-        graph = import_graph(project.index)
         configured = self.options.boundaries is not None
         contracts = self.options.boundaries if configured else (NEUTRAL_LAYER,)
         opaque: _OpaqueSites = {}
         for contract in contracts or ():
-            yield from _ContractCheck(self, project, graph, contract, configured).run(opaque)
+            yield from _ContractCheck(self, project, contract, configured).run(opaque)
         for (path, span), (module, when, names) in sorted(opaque.items()):
             contracts_text = ", ".join(f'"{n}"' for n in sorted(set(names)))
             runs = (f"runs when {module} is imported" if when == "import"
@@ -191,9 +191,9 @@ class ImportBoundary(Rule):
 class _ContractCheck:
     """One contract on one project."""
 
-    def __init__(self, rule: ImportBoundary, project: Project, graph: ImportGraph,
-                 contract: Contract, configured: bool) -> None:
-        self.rule, self.project, self.graph, self.contract = rule, project, graph, contract
+    def __init__(self, rule: ImportBoundary, project: Project, contract: Contract,
+                 configured: bool) -> None:
+        self.rule, self.project, self.contract = rule, project, contract
         self.configured = configured
         self.kinds = WITH_CALL_TIME if contract.include_call_time else IMPORT_TIME
         self.forbid = [ModulePattern(p) for p in contract.forbid]
@@ -204,6 +204,13 @@ class _ContractCheck:
         self._nearest_memo: dict[tuple[str, frozenset[str]],
                                  dict[str, tuple[list[Edge], str]]] = {}
         self._match_memo: dict[tuple[str, Edge], str | None] = {}
+
+    @cached_property
+    def graph(self) -> ImportGraph:
+        # Built on first use (and shared by the run's rules): a project where no contract
+        # matches a module, such as any project but LionAGI under the default contract,
+        # never pays for it.
+        return import_graph(self.project.index)
 
     def run(self, opaque: _OpaqueSites) -> Iterator[Diagnostic]:
         if not self.roots:

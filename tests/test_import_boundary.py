@@ -504,3 +504,22 @@ def test_a_waiver_on_the_first_hop_suppresses_the_diagnostic() -> None:
         "import logging\nfrom . import ln\n"
         "from pydantic import BaseModel  # lion-lint: ignore[LL004] -- until #812 lands\n")}
     assert ll004(files) == []
+
+
+def test_the_import_graph_is_built_only_when_a_contract_matches_a_module(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the default contract any project but LionAGI has no module to check: the
+    graph (the rule's cost on a large project) is never built."""
+    from lion_lint.rules import import_boundary
+
+    built: list[object] = []
+    real = import_boundary.import_graph
+    monkeypatch.setattr(import_boundary, "import_graph",
+                        lambda index: built.append(index) or real(index))
+    other = {"app/__init__.py": "", "app/core.py": "import json\nimport pydantic\n"}
+    assert lint_sources(other, [ImportBoundary]) == []
+    assert built == []
+    lionish = {"lionagi/__init__.py": "", "lionagi/ln/__init__.py": "",
+               "lionagi/ln/types.py": "import pydantic\n"}
+    assert [d.code for d in lint_sources(lionish, [ImportBoundary])] == ["LL004"]
+    assert len(built) == 1  # and once, however many times the rule asks
