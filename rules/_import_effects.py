@@ -219,17 +219,23 @@ class Effects:
     def _build_regions(self, module: str) -> dict[str, _Region]:
         facts = self.index.modules[module].facts
         regions: dict[str, _Region] = {}
+        runners: dict[str, str] = {}  # scope -> its runner: a module has few scopes, many facts
 
         def region_of(scope: str, when: str) -> _Region | None:
             if when == "import":
                 key = ""
             elif when == "call":
-                key = self.runner(module, scope)
+                key = runners.get(scope)  # type: ignore[assignment]
+                if key is None:
+                    key = runners[scope] = self.runner(module, scope)
                 if not key:
                     return None
             else:
                 return None  # TYPE_CHECKING and __main__ code never runs on import
-            return regions.setdefault(key, _Region())
+            region = regions.get(key)
+            if region is None:
+                region = regions[key] = _Region()
+            return region
 
         for call in facts.calls:
             if (r := region_of(call.scope, call.when)) is not None:

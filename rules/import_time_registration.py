@@ -229,23 +229,27 @@ class ImportTimeRegistration(Rule):
             if cls is None:
                 continue
             symbol = f"{info.name}.{cls.qualname}"
+            hook = fn.name in SUBCLASS_HOOKS or fn.name == DESCRIPTOR_HOOK or (
+                fn.name in METACLASS_HOOKS and model.is_metaclass(symbol))
+            if not hook:
+                continue
+            targeted = [e for e in model.summary(f"{info.name}.{fn.qualname}")
+                        if e.target is not None]
+            if not targeted:
+                continue  # it mutates no registry: what triggers it need not be looked for
             if fn.name in SUBCLASS_HOOKS:
                 triggers = sorted(index.subclasses_of({symbol}))
                 what, noun = "every subclass", "project class"
-            elif fn.name in METACLASS_HOOKS and model.is_metaclass(symbol):
+            elif fn.name in METACLASS_HOOKS:
                 triggers = _metaclass_users(project, symbol)
                 what, noun = "every class it creates", "project class"
-            elif fn.name == DESCRIPTOR_HOOK:
+            else:
                 triggers = _descriptor_uses(project, model, symbol)
                 what, noun = "each class attribute it is assigned to", "class attribute"
-            else:
-                continue
             owners = {index.project_module_of(t) for t in triggers}
             effects = []
-            for effect in model.summary(f"{info.name}.{fn.qualname}"):
+            for effect in targeted:
                 target = effect.target
-                if target is None:
-                    continue
                 if triggers and target.module is not None and owners == {target.module}:
                     continue  # only the registry's own module triggers it: construction
                 effects.append(Effect(effect.verb, target, effect.chain[1:], "", effect.pattern))
