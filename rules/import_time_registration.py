@@ -229,23 +229,20 @@ class ImportTimeRegistration(Rule):
             if cls is None:
                 continue
             symbol = f"{info.name}.{cls.qualname}"
-            hook = fn.name in SUBCLASS_HOOKS or fn.name == DESCRIPTOR_HOOK or (
-                fn.name in METACLASS_HOOKS and model.is_metaclass(symbol))
-            if not hook:
+            if fn.name in SUBCLASS_HOOKS:
+                hook, what, noun = "subclass", "every subclass", "project class"
+            elif fn.name in METACLASS_HOOKS and model.is_metaclass(symbol):
+                hook, what, noun = "metaclass", "every class it creates", "project class"
+            elif fn.name == DESCRIPTOR_HOOK:
+                hook, what, noun = ("descriptor", "each class attribute it is assigned to",
+                                    "class attribute")
+            else:
                 continue
             targeted = [e for e in model.summary(f"{info.name}.{fn.qualname}")
                         if e.target is not None]
             if not targeted:
                 continue  # it mutates no registry: what triggers it need not be looked for
-            if fn.name in SUBCLASS_HOOKS:
-                triggers = sorted(index.subclasses_of({symbol}))
-                what, noun = "every subclass", "project class"
-            elif fn.name in METACLASS_HOOKS:
-                triggers = _metaclass_users(project, symbol)
-                what, noun = "every class it creates", "project class"
-            else:
-                triggers = _descriptor_uses(project, model, symbol)
-                what, noun = "each class attribute it is assigned to", "class attribute"
+            triggers = _triggers(hook, project, model, symbol)
             owners = {index.project_module_of(t) for t in triggers}
             effects = []
             for effect in targeted:
@@ -307,6 +304,16 @@ def _with_at_sign(lines: list[str], span: tuple[int, int, int, int]) -> tuple[in
         if stripped.endswith("@"):
             return (line, len(stripped), end_line, end_column)
     return span
+
+
+def _triggers(hook: str, project: Project, model: Effects, symbol: str) -> list[str]:
+    """What runs the class-creation hook of ``symbol``: its subclasses, the classes it
+    creates (a metaclass) or the class attributes it is assigned to (a descriptor)."""
+    if hook == "subclass":
+        return sorted(project.index.subclasses_of({symbol}))
+    if hook == "metaclass":
+        return _metaclass_users(project, symbol)
+    return _descriptor_uses(project, model, symbol)
 
 
 def _metaclass_users(project: Project, metaclass: str) -> list[str]:

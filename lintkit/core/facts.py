@@ -17,9 +17,9 @@ Conventions shared by every fact:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from sys import intern
-from collections.abc import Callable
 from typing import Any, Literal
 
 Span = tuple[int, int, int, int]
