@@ -22,7 +22,6 @@ what they imply for each of the issue's targets on this machine's usable cores.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,8 @@ import time
 from pathlib import Path
 
 from bench import corpus_files, machine, mid_size_file, parse_floor
+
+from lintkit.engine.phase1 import usable_cores
 
 #: Prints the peak RSS (KB) after importing LibCST and after parsing the file named in argv.
 #: Linux's VmHWM, not ru_maxrss, which keeps the forking parent's size across exec.
@@ -124,7 +125,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="passes per measurement (default 3)")
     options = parser.parse_args()
     root = options.path.resolve()
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = usable_cores()
     print(f"LibCST's costs on {machine()}")
     paths = corpus_files(root)
     sources = [(root / p).read_bytes() for p in paths]
@@ -138,7 +139,7 @@ def main() -> None:
     floor = costs["parse (the floor)"]
     for name, seconds in costs.items():
         print(f"  {name:<20} {seconds:7.3f} s   {seconds / floor:5.2f} x the floor")
-    largest = sorted(paths, key=lambda p: len((root / p).read_bytes()))[-3:]
+    largest = [p for _, p in sorted(zip(map(len, sources), paths))[-3:]]
     peaks = {p: parse_peak(root / p) for p in largest}
     for path, (before, after) in peaks.items():
         print(f"  memory parsing {path}: {after / 2**20:.0f} MB peak "
