@@ -6,6 +6,7 @@ Every test runs phase 1 (or the command) on a real project in a temporary direct
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -194,6 +195,21 @@ def test_a_warm_run_does_not_import_libcst(tmp_path: Path) -> None:
     pyproject.write_text(pyproject.read_text().replace('"pkg.base.Params"', '"pkg.base.Other"'))
     retuned = run("check", cwd=tmp_path, env=IMPORTTIME)
     assert retuned.returncode == 1 and "libcst" not in retuned.stderr
+
+
+def test_a_cache_restored_into_a_fresh_checkout_parses_nothing(tmp_path: Path) -> None:
+    # CI restores .lion-lint-cache into a new clone: another directory, every mtime new.
+    first = make_project(tmp_path / "first")
+    before = run("check", "--output-format", "json", cwd=first)
+    clone = tmp_path / "elsewhere" / "clone"
+    shutil.copytree(first, clone, ignore=shutil.ignore_patterns(".lion-lint-cache"))
+    shutil.copytree(first / ".lion-lint-cache", clone / ".lion-lint-cache")
+    for source in clone.rglob("*.py"):
+        source.touch()
+    after = run("check", "--output-format", "json", cwd=clone, env=IMPORTTIME)
+    assert after.returncode == before.returncode == 1
+    assert "libcst" not in after.stderr, "a restored cache should spare every parse"
+    assert after.stdout == before.stdout
 
 
 def test_no_cache_writes_nothing_and_cache_dir_moves_it(tmp_path: Path) -> None:
