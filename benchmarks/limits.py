@@ -12,9 +12,14 @@ interpreter's standard library; PATH measures another directory instead):
             (with the cyclic collector paused, as in lion-lint's workers)
   codegen   one plain code-generation pass per parsed module: LibCST gives positions only
             through code generation, so this is the least that line and column cost
+  phase 1   what a cold run does per file, as lion-lint does it: parse, facts, positions,
+            the facts' JSON written (worker) and read back (main process); the part beyond
+            LibCST's parse and codegen is lion-lint's own
+  ast       CPython's ``ast.parse`` of the same file: the cheapest other source of line
+            and column a design could use instead of LibCST's codegen
   memory    the peak RSS of a fresh interpreter parsing each of the largest files
 
-Times are totals over the corpus in one process, medians of --runs passes; the three
+Times are totals over the corpus in one process, medians of --runs passes; they
 alternate file by file, so a machine whose speed drifts slows them alike. It then prints
 what they imply for each of the issue's targets on this machine's usable cores.
 """
@@ -65,25 +70,29 @@ def wall(code: str, runs: int) -> float:
     return statistics.median(times)
 
 
-def parse_costs(sources: list[bytes], runs: int) -> dict[str, float]:
+def parse_costs(paths: list[str], sources: list[bytes], runs: int) -> dict[str, float]:
     """Median totals (seconds) over the files that parse: LibCST's parse with the collector
     on (the floor, as bench.py measures it), and, with the collector paused as in lion-lint's
-    workers, the parse without re-validation and one codegen pass. The three alternate file
-    by file, so that a machine whose speed drifts (a shared VM) slows all three alike."""
+    workers, the parse without re-validation, one codegen pass, lion-lint's whole phase 1
+    and CPython's ast.parse. They alternate file by file, so that a machine whose speed
+    drifts (a shared VM) slows all of them alike."""
+    import ast
     import gc
 
     import libcst
     from libcst._nodes.internal import CodegenState
 
+    from lintkit.engine.phase1 import analyse_file
     from lintkit.parsing.cstparse import parse_module
 
     passes: dict[str, list[float]] = {"parse (the floor)": [], "parse unvalidated": [],
-                                      "codegen": []}
+                                      "codegen": [], "phase 1": [], "ast.parse": []}
+    nowhere = Path()
     for _ in range(runs):
         totals = dict.fromkeys(passes, 0.0)
         gc.collect()
         try:
-            for source in sources:
+            for path, source in zip(paths, sources):
                 gc.enable()
                 try:
                     start = time.perf_counter()
@@ -95,12 +104,19 @@ def parse_costs(sources: list[bytes], runs: int) -> dict[str, float]:
                     module._codegen(CodegenState(default_indent=module.default_indent,
                                                  default_newline=module.default_newline))
                     generated = time.perf_counter()
+                    del module  # freeing this tree is no part of the next measurement
+                    freed = time.perf_counter()
+                    analyse_file(nowhere, path, source)
+                    analysed = time.perf_counter()
+                    ast.parse(source)
+                    done = time.perf_counter()
                 except Exception:  # a broken file, or one nested too deeply for the stack
                     continue
                 totals["parse (the floor)"] += floor - start
                 totals["parse unvalidated"] += parsed - floor
                 totals["codegen"] += generated - parsed
-                del module
+                totals["phase 1"] += analysed - freed
+                totals["ast.parse"] += done - analysed
                 gc.collect(0)  # as the workers do: LibCST leaves a few cycles per file
         finally:
             gc.enable()
@@ -135,7 +151,7 @@ def main() -> None:
     bare = wall("pass", 7)
     imported = wall("import libcst", 7)
     print(f"  import libcst        {imported - bare:7.3f} s   (fresh interpreter, median of 7)")
-    costs = parse_costs(sources, options.runs)
+    costs = parse_costs(paths, sources, options.runs)
     floor = costs["parse (the floor)"]
     for name, seconds in costs.items():
         print(f"  {name:<20} {seconds:7.3f} s   {seconds / floor:5.2f} x the floor")
@@ -147,13 +163,21 @@ def main() -> None:
 
     middle = mid_size_file(root, paths)
     middle_parse = statistics.median(parse_floor(root, [middle]) for _ in range(5))
-    least_cold = (costs["parse unvalidated"] + costs["codegen"]) / cores / floor
+    libcst_share = costs["parse unvalidated"] + costs["codegen"]
+    own_share = costs["phase 1"] - libcst_share
+    with_ast = costs["phase 1"] - costs["codegen"] + costs["ast.parse"]
     most_peak = max(after for _, after in peaks.values())
     imported_rss = min(before for before, _ in peaks.values())
     print(f"\nWhat follows, with {cores} usable cores:")
-    print(f"  cold: parsing without re-validation and one codegen pass per file, spread "
-          f"perfectly over {cores} cores, take {least_cold:.2f} x the floor before any fact "
-          "is extracted or rule run (target 0.6 x)")
+    print(f"  cold: phase 1 costs {costs['phase 1'] / floor:.2f} x the floor of CPU: "
+          f"LibCST's parse and codegen {libcst_share / floor:.2f} x, lion-lint's facts, "
+          f"positions and JSON {own_share / floor:.2f} x. Spread perfectly over {cores} cores "
+          f"that is {costs['phase 1'] / cores / floor:.2f} x the floor of wall time before "
+          f"phase 2 (target 0.6 x); LibCST's part alone is {libcst_share / cores / floor:.2f} x")
+    print(f"        with positions from CPython's parser (a second parse, "
+          f"{costs['ast.parse'] / floor:.2f} x) in place of the codegen pass, phase 1 would be "
+          f"{with_ast / cores / floor:.2f} x: that keeps lion-lint's bookkeeping of positions, "
+          "which matching the two trees would replace, and comes before phase 2")
     print(f"  changed: a run that parses one file imports LibCST ({imported - bare:.3f} s); "
           f"the target allows warm + 1.5 x that file's parse, which is "
           f"{1.5 * middle_parse:.3f} s for the mid-size {middle}")
