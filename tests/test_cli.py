@@ -63,6 +63,18 @@ def test_check_is_the_default_command_and_paths_default_to_cwd(tmp_path: Path) -
     assert run(cwd=project).stdout == run("check", ".", cwd=project).stdout != ""
 
 
+def test_a_directory_named_like_a_command_is_told_how_to_be_checked(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {"rules/local.py": BAD})
+    listed = run("rules", cwd=project)
+    assert listed.returncode == 0 and "LL001" in listed.stdout  # the command still wins
+    assert "run `lion-lint check rules`" in listed.stderr
+    checked = run("check", "rules", cwd=project)
+    assert checked.returncode == 1 and checked.stdout.startswith("rules/local.py:7:7: LL001 ")
+    assert "note:" not in checked.stderr
+    # No such directory: no note.
+    assert "note:" not in run("rules", cwd=project / "src").stderr
+
+
 def test_paths_print_relative_to_the_current_directory(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     inside = run(".", cwd=project / "src" / "pkg")
