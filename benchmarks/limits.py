@@ -2,9 +2,10 @@
 
     python benchmarks/limits.py [PATH] [--runs N]
 
-``bench.py`` measures lion-lint. This measures the parts of a run that belong to LibCST and
-that no change inside lion-lint can remove, on the same corpus (by default the running
-interpreter's standard library; PATH measures another directory instead):
+``bench.py`` measures lion-lint's runs. This takes them apart, on the same corpus (by
+default the running interpreter's standard library; PATH measures another directory
+instead): the costs that belong to LibCST, which no change inside lion-lint can remove,
+beside lion-lint's whole per-file phase 1 and the one other parser a design could use:
 
   import    ``import libcst`` in a fresh interpreter, over a bare interpreter's start
   parse     LibCST's ``parse_module`` over every file that parses (bench.py's floor), and

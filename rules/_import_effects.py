@@ -225,11 +225,12 @@ class Effects:
             if when == "import":
                 key = ""
             elif when == "call":
-                key = runners.get(scope)  # type: ignore[assignment]
-                if key is None:
-                    key = runners[scope] = self.runner(module, scope)
-                if not key:
+                runner = runners.get(scope)
+                if runner is None:
+                    runner = runners[scope] = self.runner(module, scope)
+                if not runner:
                     return None
+                key = runner
             else:
                 return None  # TYPE_CHECKING and __main__ code never runs on import
             region = regions.get(key)

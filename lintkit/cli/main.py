@@ -25,7 +25,7 @@ class DefaultGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = ["check", *args]
-        elif args[0] != "check" and os.path.exists(args[0]):
+        elif args[0] in self.commands and args[0] != "check" and os.path.exists(args[0]):
             # A directory named like a command (``rules/``, ``clean/``): the command wins,
             # as it always has, but whoever meant the directory learns how to say so.
             click.echo(f"lion-lint: note: running the {args[0]!r} command; to check the path "
