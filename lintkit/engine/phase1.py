@@ -11,6 +11,7 @@ cache never imports LibCST.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -37,6 +38,9 @@ OVERLAP_MIN_HITS = 100
 # Batches shrink as the work runs out (guided scheduling), so the workers finish together.
 _BATCH_SHARE = 3
 _BATCH_MIN_BYTES = 24 * 1024
+# After parsing a file at least this large, a worker hands its freed memory back to the
+# system: parsing a 300 KB module takes LibCST some 200 MB, and glibc keeps what is freed.
+_RELEASE_MIN_BYTES = 32 * 1024
 
 
 @dataclass(frozen=True)
@@ -311,11 +315,15 @@ def _pool_results(executor: Any, pending: dict[Any, list[_Work]], root: Path,
             for future in finished:
                 batch = pending.pop(future)
                 try:
-                    yield from future.result()
+                    texts = future.result()
                 except BrokenProcessPool:
                     # A worker died (killed, out of memory): redo its files here, where a
                     # real parser crash shows as it would without workers.
                     unfinished.extend(batch)
+                    continue
+                if not pending:  # end the workers, and free their memory, before decoding
+                    executor.shutdown(wait=True)
+                yield from texts
     except BaseException:
         _stop_workers(executor)
         raise
@@ -367,14 +375,41 @@ def _extract_batch(root: Path, batch: Sequence[_Work],
     """A worker's task: a batch of files, their facts as JSON text."""
     results: list[tuple[int, str]] = []
     with collector_paused():
-        for result in _extract_each(root, batch, cache):
+        for work, result in zip(batch, _extract_each(root, batch, cache)):
             results.append(result)
             # LibCST evaluates a string literal with escapes by ast.literal_eval, whose
             # nested helpers are reference cycles that a paused collector never frees
             # (some 50 MB per worker on the standard library). Collect what a file left:
             # its tree is gone by now, so little is left to scan.
             gc.collect(0)
+            if work.size >= _RELEASE_MIN_BYTES:
+                release_free_memory()
+    # Small files free little each, but a batch of them adds up; the worker may wait idle.
+    release_free_memory()
     return results
+
+
+def release_free_memory() -> None:
+    """Return the C heap's free pages to the system (glibc only; elsewhere nothing).
+
+    glibc keeps memory that a program frees for its next allocations, so without this a
+    worker that once parsed a large module holds its peak to the end of the run: on the
+    standard library, 360 MB and 190 MB for two workers instead of 60 to 130 MB each."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (AttributeError, OSError):  # musl and other C libraries have no malloc_trim
+        return None
 
 
 def _extract_each(root: Path, batch: Sequence[_Work],
