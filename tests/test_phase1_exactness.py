@@ -263,3 +263,57 @@ def test_a_call_cut_short_by_the_depth_limit_keeps_its_own_full_summary() -> Non
     assert depth(calls["f5"]) > depth(nested)
     assert calls["f12"].items[0].items[0].ref == "x"  # near the bottom: complete, and shared
     assert calls["f11"].items[0] is calls["f12"]
+
+
+# --- spans: packed into one int in memory and in the cache ---------------------------------
+
+@pytest.mark.parametrize("span", [
+    (0, 0, 0, 0), (1, 0, 1, 1), (7, 16383, 7 + 16383, 16383),  # the widest that pack
+    (300_000, 4, 300_001, 2),  # lines have no limit
+    (3, 16384, 3, 16390), (3, 0, 3, 16384),  # a column too wide for its bits
+    (1, 0, 16_385, 1),  # too many lines
+    (5, 1, 4, 1), (1, -1, 1, 2),  # never made by phase 1, but kept as given
+])
+def test_a_span_reads_back_as_written(span: Span) -> None:
+    from lintkit.core.facts import Expr, pack_span, unpack_span
+
+    assert unpack_span(pack_span(span)) == span
+    expr = Expr("ref", span, "x")
+    assert expr.span == span
+    expr.span = (2, 3, 4, 5)
+    assert expr.span == (2, 3, 4, 5)
+
+
+def test_an_expression_compares_and_prints_by_its_fields() -> None:
+    from lintkit.core.facts import Expr
+
+    call = Expr("call", (1, 0, 1, 3), items=(Expr("ref", (1, 2, 1, 3), "a"),),
+                func=Expr("ref", (1, 0, 1, 1), "f"))
+    same = Expr("call", (1, 0, 1, 3), items=(Expr("ref", (1, 2, 1, 3), "a"),),
+                func=Expr("ref", (1, 0, 1, 1), "f"))
+    assert call == same
+    assert call != Expr("call", (1, 0, 1, 4), items=same.items, func=same.func)
+    assert call.items[0] != Expr("ref", (1, 2, 1, 3), "b")
+    assert "span=(1, 2, 1, 3)" in repr(call.items[0])
+    with pytest.raises(TypeError):
+        hash(call)  # equal by value and mutable, as a dataclass would be
+
+
+def test_wide_and_tall_expressions_keep_exact_spans_through_the_cache_codec() -> None:
+    """Positions past what the packed form holds survive extraction and the JSON codec."""
+    from lintkit.core.facts import facts_from_data
+
+    padding = " " * 17_000
+    tall = "\n".join(["tall = call(", *(["    1,"] * 16_400), ")"])
+    source = f"wide = ({padding}f(x))\n{tall}\n".encode()
+    facts = extract("m.py", source, False)
+    calls = {c.func: c.call for c in facts.calls}
+    f_at = len("wide = (") + len(padding) + 1  # columns count from 1
+    assert calls["f"].span == (1, f_at, 1, f_at + len("f(x)"))
+    assert calls["f"].items[0].span == (1, f_at + 2, 1, f_at + 3)
+    assert calls["call"].span == (2, len("tall = ") + 1, 2 + 16_401, 2)
+    assert calls["call"].items[-1].span == (2 + 16_400, 5, 2 + 16_400, 6)
+    decoded = facts_from_data(json.loads(json.dumps(facts_to_data(facts))))
+    assert decoded == facts
+    assert {c.func: c.call.span for c in decoded.calls} == {"f": calls["f"].span,
+                                                            "call": calls["call"].span}

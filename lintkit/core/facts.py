@@ -26,11 +26,37 @@ Span = tuple[int, int, int, int]
 When = Literal["import", "call", "typing", "main"]
 NO_SPAN: Span = (0, 0, 0, 0)
 
+#: A span packed into one int: ``line`` in the high bits, then ``column``, the line count
+#: ``end_line - line`` and ``end_column`` in 14 bits each. A span with a field too wide for
+#: its bits (a column past 16383, say) or a negative one stays a tuple.
+PackedSpan = int | Span
+_BITS = 14
+_MASK = (1 << _BITS) - 1
+
+
+def pack_span(span: Span | list[int]) -> PackedSpan:
+    line, column, end_line, end_column = span
+    lines = end_line - line
+    if not (0 <= column <= _MASK and 0 <= end_column <= _MASK and 0 <= lines <= _MASK
+            and line >= 0):
+        return tuple(span)  # type: ignore[return-value]
+    return (((line << _BITS | column) << _BITS | lines) << _BITS) | end_column
+
+
+def unpack_span(packed: PackedSpan) -> Span:
+    if packed.__class__ is tuple:
+        return packed  # type: ignore[return-value]
+    end_column = packed & _MASK  # type: ignore[operator]
+    packed >>= _BITS  # type: ignore[operator]
+    lines = packed & _MASK
+    packed >>= _BITS
+    line = packed >> _BITS
+    return (line, packed & _MASK, line + lines, end_column)
+
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 6
+FACTS_VERSION = 7
 
 
-@dataclass(slots=True)
 class Expr:
     """A shallow summary of an expression.
 
@@ -50,14 +76,55 @@ class Expr:
       ``other``   anything else (``text``: the node type)
     """
 
+    # Not a dataclass, for memory: a project holds over a million of these (1.4 million on
+    # the standard library), and ``span`` is kept packed into one int (see pack_span)
+    # rather than as a tuple of four, which saves about 100 bytes each.
+    __slots__ = ("kind", "_span", "text", "value", "items", "values", "keywords", "func")
+
     kind: str
-    span: Span = NO_SPAN
-    text: str = ""
-    value: Any = None
-    items: tuple[Expr, ...] = ()
-    values: tuple[Expr | None, ...] = ()
-    keywords: tuple[tuple[str, Expr], ...] = ()
-    func: Expr | None = None
+    text: str
+    value: Any
+    items: tuple[Expr, ...]
+    values: tuple[Expr | None, ...]
+    keywords: tuple[tuple[str, Expr], ...]
+    func: Expr | None
+
+    def __init__(self, kind: str, span: Span | PackedSpan = NO_SPAN, text: str = "",
+                 value: Any = None, items: tuple[Expr, ...] = (),
+                 values: tuple[Expr | None, ...] = (),
+                 keywords: tuple[tuple[str, Expr], ...] = (), func: Expr | None = None) -> None:
+        self.kind = kind
+        self._span = span if span.__class__ is int else pack_span(span)  # type: ignore[arg-type]
+        self.text = text
+        self.value = value
+        self.items = items
+        self.values = values
+        self.keywords = keywords
+        self.func = func
+
+    @property
+    def span(self) -> Span:
+        return unpack_span(self._span)
+
+    @span.setter
+    def span(self, span: Span) -> None:
+        self._span = pack_span(span)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.kind, self._span, self.text, self.value, self.items, self.values,
+                self.keywords, self.func)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Expr:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable
+
+    def __repr__(self) -> str:
+        return (f"Expr(kind={self.kind!r}, span={self.span!r}, text={self.text!r}, "
+                f"value={self.value!r}, items={self.items!r}, values={self.values!r}, "
+                f"keywords={self.keywords!r}, func={self.func!r})")
 
     @property
     def ref(self) -> str | None:
@@ -255,7 +322,7 @@ class _ExprEncoder:
         encode = self.encode
         data = [
             e.kind,
-            list(e.span),
+            e._span,  # packed: one JSON number (a list where it would not pack)
             e.text,
             e.value,
             list(map(encode, e.items)) if e.items else [],
@@ -290,7 +357,7 @@ class _ExprDecoder:
             return known
         size = len(d)  # type: ignore[arg-type]
         if size < 3:
-            return Expr(intern(d[0]), tuple(d[1]))  # type: ignore[arg-type,index]
+            return Expr(intern(d[0]), d[1])  # type: ignore[index]
         decode = self.decode
         items = d[4] if size > 4 else None  # type: ignore[index]
         values = d[5] if size > 5 else None  # type: ignore[index]
@@ -298,7 +365,7 @@ class _ExprDecoder:
         func = d[7] if size > 7 else None  # type: ignore[index]
         return Expr(
             intern(d[0]),  # type: ignore[index]
-            tuple(d[1]),  # type: ignore[arg-type,index]
+            d[1],  # type: ignore[index]
             intern(d[2]),  # type: ignore[index]
             d[3] if size > 3 else None,  # type: ignore[index]
             tuple(map(decode, items)) if items else (),
