@@ -295,6 +295,10 @@ def test_an_expression_compares_and_prints_by_its_fields() -> None:
     assert call != Expr("call", (1, 0, 1, 4), items=same.items, func=same.func)
     assert call.items[0] != Expr("ref", (1, 2, 1, 3), "b")
     assert "span=(1, 2, 1, 3)" in repr(call.items[0])
+    assert repr(call).startswith("Expr(kind='call', span=(1, 0, 1, 3)")
+    leaf = call.items[0]  # a name: no parts, read as the empty defaults
+    assert (leaf.items, leaf.values, leaf.keywords, leaf.func) == ((), (), (), None)
+    assert isinstance(call, Expr) and call.func == Expr("ref", (1, 0, 1, 1), "f")
     with pytest.raises(TypeError):
         hash(call)  # equal by value and mutable, as a dataclass would be
 
