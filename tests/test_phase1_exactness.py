@@ -303,6 +303,22 @@ def test_an_expression_compares_and_prints_by_its_fields() -> None:
         hash(call)  # equal by value and mutable, as a dataclass would be
 
 
+def test_an_expression_copies_and_pickles() -> None:
+    """Rule authors may copy facts or ship them to their own processes."""
+    import copy
+    import pickle
+
+    from lintkit.core.facts import Expr
+
+    wide = Expr("ref", (3, 20_000, 3, 20_003), "abc")  # a span kept as a tuple
+    call = Expr("call", (1, 0, 1, 9), items=(Expr("const", (1, 2, 1, 3), "int", 1), wide),
+                keywords=(("k", Expr("ref", (1, 5, 1, 6), "v")),), func=Expr("ref", (1, 0, 1, 1), "f"))
+    for expr in (call, wide, call.items[0]):
+        for twin in (copy.copy(expr), copy.deepcopy(expr), pickle.loads(pickle.dumps(expr))):
+            assert twin == expr and twin is not expr
+            assert type(twin) is type(expr) and twin.span == expr.span
+
+
 def test_wide_and_tall_expressions_keep_exact_spans_through_the_cache_codec() -> None:
     """Positions past what the packed form holds survive extraction and the JSON codec."""
     from lintkit.core.facts import facts_from_data

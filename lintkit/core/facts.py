@@ -92,13 +92,15 @@ class Expr:
     keywords: tuple[tuple[str, Expr], ...] = ()
     func: Expr | None = None
 
-    def __new__(cls, kind: str, span: Span | PackedSpan = NO_SPAN, text: str = "",
+    def __new__(cls, kind: str = "", span: Span | PackedSpan = NO_SPAN, text: str = "",
                 value: Any = None, items: tuple[Expr, ...] = (),
                 values: tuple[Expr | None, ...] = (),
                 keywords: tuple[tuple[str, Expr], ...] = (), func: Expr | None = None) -> Expr:
-        if items or values or keywords or func is not None:
-            return object.__new__(_CompoundExpr)
-        return object.__new__(Expr)
+        # copy and pickle call cls.__new__(cls) bare, then restore the slots: a compound
+        # must come back compound.
+        if cls is Expr and not (items or values or keywords or func is not None):
+            return object.__new__(Expr)
+        return object.__new__(_CompoundExpr)
 
     def __init__(self, kind: str, span: Span | PackedSpan = NO_SPAN, text: str = "",
                  value: Any = None, items: tuple[Expr, ...] = (),
