@@ -167,9 +167,6 @@ class _CompoundExpr(Expr):
 
     __slots__ = ("items", "values", "keywords", "func")  # type: ignore[misc]
 
-    def __repr__(self) -> str:
-        return Expr.__repr__(self)
-
 
 @dataclass(slots=True)
 class ImportFact:
