@@ -121,3 +121,26 @@ def test_ctrl_c_stops_the_run_and_its_workers(tmp_path: Path, cache: str) -> Non
     after = subprocess.run(_command(".", "--output-format", "json"), cwd=tmp_path,
                            capture_output=True, env=_environment(), timeout=600)
     assert (after.returncode, after.stdout) == (1, expected.stdout)
+
+
+# An exit hook that never returns, as concurrent.futures' own becomes when a worker was
+# stopped in the middle of sending a result: its pool's manager thread waits forever.
+_INTERRUPTED_WITH_A_STUCK_EXIT_HOOK = """
+import atexit, threading
+import lintkit.cli.main as cli_main
+
+atexit.register(threading.Event().wait)
+
+def interrupted(**kwargs):
+    raise KeyboardInterrupt
+
+cli_main.cli.main = interrupted
+cli_main.main()
+"""
+
+
+def test_an_interrupted_run_exits_even_when_an_exit_hook_would_hang() -> None:
+    run = subprocess.run([sys.executable, "-c", _INTERRUPTED_WITH_A_STUCK_EXIT_HOOK],
+                         capture_output=True, env=_environment(), timeout=60)
+    assert run.returncode == 130
+    assert run.stderr.strip() == b"lion-lint: interrupted"
