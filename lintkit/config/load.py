@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+# ConfigError, find_project_root and read_tool_table live in locate (no pydantic there);
+# they are imported here too, where callers have always found them.
+from lintkit.config.locate import ConfigError, find_project_root, read_tool_table  # noqa: F401
 from lintkit.config.model import Settings
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
-
-class ConfigError(Exception):
-    """A configuration problem; the message names the file and the key."""
 
 
 @dataclass
@@ -35,37 +28,6 @@ class LoadedConfig:
         if (self.root / "src").is_dir():
             roots.append("src")
         return tuple(roots)
-
-
-def read_tool_table(path: Path) -> dict[str, Any] | None:
-    """The ``[tool.lion-lint]`` table of a pyproject, or None if it has none."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {error}") from None
-    tool = data.get("tool", {})
-    table = tool.get("lion-lint") if isinstance(tool, dict) else None
-    if table is not None and not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.lion-lint] must be a table")
-    return table
-
-
-def find_project_root(start: Path) -> tuple[Path, Path | None]:
-    """The nearest directory at or above ``start`` whose pyproject.toml has a
-    ``[tool.lion-lint]`` table; failing that the nearest with any pyproject.toml; failing
-    that ``start`` itself (a file's directory)."""
-    start = start if start.is_dir() else start.parent
-    fallback: tuple[Path, Path | None] | None = None
-    for directory in (start, *start.parents):
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            if read_tool_table(candidate) is not None:
-                return directory, candidate
-            if fallback is None:
-                fallback = (directory, candidate)
-    return fallback or (start, None)
 
 
 def load_config(root: Path, path: Path | None, *, known_keys: set[str]) -> LoadedConfig:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lintkit.config.locate import DEFAULT_CACHE_DIR
+
 
 def _kebab(name: str) -> str:
     return name.replace("_", "-")
@@ -34,7 +36,7 @@ class Settings(BaseModel):
     ignore: tuple[str, ...] = ()
     plugins: tuple[str, ...] = ()
     baseline: str | None = None
-    cache_dir: str = ".lion-lint-cache"
+    cache_dir: str = DEFAULT_CACHE_DIR
     # LibCST holds about 2 KB of tree per byte of dense code: a 10 MB generated module would
     # need 20 GB. Larger files are reported (LL000), not parsed; 0 lifts the limit.
     max_file_size: int = Field(default=4 * 1024 * 1024, ge=0,

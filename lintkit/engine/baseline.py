@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lintkit.config.load import ConfigError
+from lintkit.config.locate import ConfigError
 from lintkit.core.diagnostics import Diagnostic, Location
 
 FORMAT_VERSION = 1

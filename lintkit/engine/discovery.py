@@ -10,9 +10,12 @@ import fnmatch
 import os
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lintkit.config.load import ConfigError, read_tool_table
-from lintkit.config.model import Settings
+from lintkit.config.locate import ConfigError, read_tool_table
+
+if TYPE_CHECKING:  # a replayed run discovers files without importing pydantic
+    from lintkit.config.model import Settings
 
 
 def _matches(relative: str, name: str, patterns: tuple[str, ...]) -> bool:

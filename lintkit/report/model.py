@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lintkit.core.diagnostics import Diagnostic, Location, sort_diagnostics
-from lintkit.core.rule import Rule
 from lintkit.core.suppressions import Suppressed
+
+if TYPE_CHECKING:  # the rule API imports pydantic; a replayed run reports without it
+    from lintkit.core.rule import Rule
 
 
 def display_path(root: Path, path: str, cwd: Path) -> str:
