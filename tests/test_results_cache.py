@@ -8,36 +8,14 @@ a replay parses nothing (no facts entry is written again, LibCST is never import
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.phase1_support import BAD, make_project, run
+from tests.phase1_support import BAD, PLUGIN, add_local_rule, make_project, rewrite_later, run
 
 IMPORTTIME = {"PYTHONPROFILEIMPORTTIME": "1"}  # each import is listed on stderr
-PLUGIN = '''\
-from lintkit import Diagnostic, Location, Rule
-
-
-class NoFine(Rule):
-    """Flags every class named Fine."""
-
-    code = "HR001"
-    name = "no-fine"
-    summary = "No class is named Fine."
-
-    def check(self, project):
-        for info in project.index.by_path.values():
-            for cls in info.facts.classes:
-                if cls.name == "Fine":
-                    yield Diagnostic(Location.at(info.path, cls.span), self.code, self.name,
-                                     MESSAGE)
-
-
-MESSAGE = "first wording"
-'''
 
 
 def _cache(root: Path) -> Path:
@@ -136,19 +114,11 @@ def test_configuration_and_selection_changes_recompute(tmp_path: Path) -> None:
 
 def test_editing_a_local_rule_recomputes(tmp_path: Path) -> None:
     make_project(tmp_path)
-    (tmp_path / "tools").mkdir()
-    (tmp_path / "tools/__init__.py").write_text("")
-    rule = tmp_path / "tools/house.py"
-    rule.write_text(PLUGIN)
-    pyproject = tmp_path / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace(
-        "[tool.lion-lint]\n", '[tool.lion-lint]\nplugins = ["tools.house:NoFine"]\n'))
+    rule = add_local_rule(tmp_path)
     first = json.loads(run("check", "--output-format", "json", cwd=tmp_path).stdout)
     assert [d["message"] for d in first["diagnostics"] if d["code"] == "HR001"] == [
         "first wording"]
-    stat = rule.stat()
-    rule.write_text(PLUGIN.replace("first wording", "second wording"))
-    os.utime(rule, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    rewrite_later(rule, PLUGIN.replace("first wording", "second wording"))
     shutil.rmtree(tmp_path / "tools/__pycache__", ignore_errors=True)
     again = json.loads(run("check", "--output-format", "json", cwd=tmp_path).stdout)
     assert [d["message"] for d in again["diagnostics"] if d["code"] == "HR001"] == [

@@ -128,9 +128,8 @@ def check(**kwargs: Any) -> None:
     # collector would only rescan the project's facts, never garbage (on LionAGI it cost
     # about a third of a warm run). The engine pauses it per project for library callers.
     gc.disable()
-    from lintkit.cli.compose import compose
-    from lintkit.config.load import ConfigError
-    from lintkit.engine.run import InternalError, RunOptions, lint_paths
+    from lintkit.config.locate import ConfigError
+    from lintkit.engine.projects import InternalError, RunOptions
 
     from lintkit.cli.progress import ProgressBar
     from lintkit.cli.stdin import StdinUsageError, stdin_buffer
@@ -161,8 +160,21 @@ def check(**kwargs: Any) -> None:
                              cache_dir=args.cache_dir.absolute() if args.cache_dir else None,
                              jobs=args.jobs)
 
-        def lint(stdin: tuple[Path, bytes] | None = buffer) -> list[Any]:
-            results = lint_paths(targets, args.config_file, compose, replace(options, stdin=stdin))
+        def lint(stdin: tuple[Path, bytes] | None = buffer, first: bool = False) -> list[Any]:
+            # The first run of a plain check may replay the last result without importing
+            # pydantic or any rule (lintkit.engine.replay); --fix and --diff re-lint after
+            # writing, and SARIF describes every rule, so they always run in full.
+            results = None
+            if first and not (args.fix or args.diff or args.output_format == "sarif"):
+                from lintkit.engine.replay import replay
+
+                results = replay(targets, args.config_file, replace(options, stdin=stdin))
+            if results is None:
+                from lintkit.cli.compose import compose
+                from lintkit.engine.run import lint_paths
+
+                results = lint_paths(targets, args.config_file, compose,
+                                     replace(options, stdin=stdin))
             if changed is not None:
                 from lintkit.engine.changes import on_changed_lines
 
@@ -173,7 +185,7 @@ def check(**kwargs: Any) -> None:
             return results
 
         try:
-            results = lint()
+            results = lint(first=True)
             if args.diff or args.fix:
                 results = _fix(results, lint, buffer, cwd, args)
         except ConfigError as error:
@@ -194,7 +206,7 @@ def check(**kwargs: Any) -> None:
 def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None:
     """--write-baseline: record what this run found (keeping the entries of files it did
     not check) and exit 0."""
-    from lintkit.config.load import ConfigError
+    from lintkit.config.locate import ConfigError
     from lintkit.engine import baseline
 
     path = path.absolute()
@@ -254,19 +266,22 @@ def _fix(results: list[Any], lint: Any, buffer: tuple[Path, bytes] | None, cwd: 
     sys.exit(0 if args.exit_zero or not report.diagnostics else 1)
 
 
-def _collect(results: list[Any], cwd: Path, buffer: tuple[Path, bytes] | None = None) -> Any:
-    from lintkit.cli.compose import all_rules
+def _collect(results: list[Any], cwd: Path, buffer: tuple[Path, bytes] | None = None,
+             describe_rules: bool = False) -> Any:
     from lintkit.report.model import Report, display_path, rebase
 
-    report = Report(diagnostics=[], rules=list(all_rules()))
+    report = Report(diagnostics=[], rules=[])
+    if describe_rules:  # only SARIF describes rules; importing them costs a replayed run
+        from lintkit.cli.compose import all_rules
+
+        report.rules = list(all_rules())
     for result in results:
-        # A project's plugin rules are described too (SARIF lists every rule it ran).
-        report.rules += [type(r) for r in result.rules if type(r) not in report.rules]
         report.diagnostics.extend(rebase(d, result.root, cwd) for d in result.diagnostics)
         report.suppressed.extend(replace(s, diagnostic=rebase(s.diagnostic, result.root, cwd))
                                  for s in result.suppressed)
         report.files_checked += result.files_checked
-        report.rules.extend(type(r) for r in result.rules if type(r) not in report.rules)
+        if describe_rules:  # a project's plugin rules are described too
+            report.rules.extend(type(r) for r in result.rules if type(r) not in report.rules)
         for d in result.diagnostics:
             report.sources[display_path(result.root, d.path, cwd)] = result.root / d.path
     if buffer is not None:  # code frames show the buffer, not the file on disk
@@ -276,8 +291,8 @@ def _collect(results: list[Any], cwd: Path, buffer: tuple[Path, bytes] | None = 
 
 def _report(results: list[Any], cwd: Path, args: CheckArgs,
             buffer: tuple[Path, bytes] | None = None) -> None:
-    report = _collect(results, cwd, buffer)
     fmt = args.output_format or ("full" if sys.stdout.isatty() else "concise")
+    report = _collect(results, cwd, buffer, describe_rules=fmt == "sarif")
     if args.statistics:
         from lintkit.report.statistics import write_statistics
 
@@ -320,7 +335,7 @@ def _project_rules(config_file: Path | None) -> tuple[Any, ...]:
     """lion-lint's rules and the plugins of the current directory's project (or --config's)."""
     from lintkit.cli.compose import all_rules
     from lintkit.cli.plugins import project_config
-    from lintkit.config.load import ConfigError
+    from lintkit.config.locate import ConfigError
 
     if config_file is not None and not config_file.is_file():
         _fail(f"config file not found: {config_file}")
@@ -344,7 +359,7 @@ _CONFIG_OPTION = click.option(
               help="Remove this cache directory instead of the project's.")
 def clean(paths: tuple[Path, ...], config_file: Path | None, cache_dir: Path | None) -> None:
     """Remove the phase-1 cache of the projects under PATHS (default: the current directory)."""
-    from lintkit.config.load import ConfigError
+    from lintkit.config.locate import ConfigError
     from lintkit.engine.cache import cache_directories, remove_cache
 
     try:
@@ -417,7 +432,7 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
     """Scaffold a local rule NAME (kebab-case) and its passing test in the current project."""
     from lintkit.cli.plugins import project_config
     from lintkit.cli.scaffold import ScaffoldError, next_code, scaffold_rule
-    from lintkit.config.load import ConfigError
+    from lintkit.config.locate import ConfigError
 
     if config_file is not None and not config_file.is_file():
         _fail(f"config file not found: {config_file}")
@@ -466,7 +481,7 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
 def imports(**kwargs: Any) -> None:
     """What importing MODULE loads (a dotted name or a file), as the LL004 gate sees it."""
     from lintkit.cli.imports_command import ImportsArgs, UsageError, run_imports
-    from lintkit.config.load import ConfigError
+    from lintkit.config.locate import ConfigError
     from lintkit.engine.run import InternalError
 
     args = ImportsArgs(**kwargs)

@@ -17,6 +17,7 @@ Layout::
     <cache-dir>/CACHEDIR.TAG, .gitignore     markers (backup tools and git skip the directory)
     <cache-dir>/facts-<salt>/<xx>/<name>.json one entry per project file
     <cache-dir>/results-<salt>/<place>.json   a project's last result (lintkit.engine.results)
+    <cache-dir>/replay/<place>.json          how to replay it unvalidated (lintkit.engine.replay)
 
 ``<name>`` hashes the file's project-relative path together with where the project lies
 relative to the cache directory, so that projects sharing one ``--cache-dir`` keep apart.
@@ -42,6 +43,16 @@ _TAG_NOTE = "# This directory is lion-lint's cache of phase-1 results; `lion-lin
 
 def content_hash(source: bytes) -> str:
     return hashlib.blake2b(source, digest_size=20).hexdigest()
+
+
+def file_hash(path: Path | None) -> str:
+    """The content hash of a file ("" for no file, "!errno" for one that cannot be read)."""
+    if path is None:
+        return ""
+    try:
+        return content_hash(path.read_bytes())
+    except OSError as error:
+        return f"!{error.errno}"
 
 
 def libcst_fingerprint() -> str:
@@ -83,10 +94,7 @@ class FactsCache:
         self.salt = json.dumps(dict(salt), sort_keys=True, separators=(",", ":"))
         self.salt_id = hashlib.blake2b(self.salt.encode(), digest_size=8).hexdigest()
         self.entries = directory / f"facts-{self.salt_id}"
-        try:
-            self.place = os.path.relpath(root, directory)
-        except ValueError:  # another drive (Windows): the absolute path tells projects apart
-            self.place = str(root)
+        self.place = cache_place(root, directory)
         self._prepared = False
 
     def entry_path(self, path: str) -> Path:
@@ -148,6 +156,15 @@ class FactsCache:
         self._prepared = True
 
 
+def cache_place(root: Path, directory: Path) -> str:
+    """Where a project lies relative to its cache directory: what keeps apart the entries of
+    projects that share one."""
+    try:
+        return os.path.relpath(root, directory)
+    except ValueError:  # another drive (Windows): the absolute path tells projects apart
+        return str(root)
+
+
 def is_cache_directory(directory: Path) -> bool:
     try:
         tag = (directory / "CACHEDIR.TAG").read_text(encoding="utf-8")
@@ -172,10 +189,8 @@ def remove_cache(directory: Path) -> bool:
 
 def cache_directories(paths: Sequence[Path], config_path: Path | None) -> list[Path]:
     """The cache directories of the projects the paths belong to (``cache-dir`` of each)."""
-    from lintkit.config.load import ConfigError, find_project_root, read_tool_table
-    from lintkit.config.model import Settings
+    from lintkit.config.locate import find_project_root
 
-    default = Settings.model_fields["cache_dir"].default
     found: list[Path] = []
     for path in paths:
         absolute = path.absolute()
@@ -183,15 +198,23 @@ def cache_directories(paths: Sequence[Path], config_path: Path | None) -> list[P
             root, config = config_path.absolute().parent, config_path.absolute()
         else:
             root, config = find_project_root(absolute)
-        table = (read_tool_table(config) if config is not None else None) or {}
-        setting = table.get("cache-dir", default)
-        if not isinstance(setting, str):
-            raise ConfigError(f"{config}: [tool.lion-lint] key 'cache-dir': expected a string "
-                              f"(got {setting!r})")
-        directory = root / setting
+        directory = configured_directory(root, config)
         if directory not in found:
             found.append(directory)
     return found
+
+
+def configured_directory(root: Path, config: Path | None) -> Path:
+    """A project's cache directory as its raw ``cache-dir`` names it (no validation, so no
+    pydantic: `clean` and a replayed run use it). Raises ConfigError if it is not a string."""
+    from lintkit.config.locate import DEFAULT_CACHE_DIR, ConfigError, read_tool_table
+
+    table = (read_tool_table(config) if config is not None else None) or {}
+    setting = table.get("cache-dir", DEFAULT_CACHE_DIR)
+    if not isinstance(setting, str):
+        raise ConfigError(f"{config}: [tool.lion-lint] key 'cache-dir': expected a string "
+                          f"(got {setting!r})")
+    return root / setting
 
 
 def write_entry(target: Path, text: str) -> None:

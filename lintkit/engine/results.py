@@ -30,14 +30,16 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lintkit.core.diagnostics import Diagnostic, Location
-from lintkit.core.rule import Rule
 from lintkit.core.suppressions import Suppressed
-from lintkit.engine.cache import FactsCache, content_hash, write_entry
+from lintkit.engine.cache import FactsCache, file_hash, write_entry
+
+if TYPE_CHECKING:  # a replayed run computes the key without importing the rule API
+    from lintkit.core.rule import Rule
 
 #: Bump when the shape of an entry changes.
 RESULTS_VERSION = 1
@@ -54,9 +56,18 @@ class ResultsCache:
         self.root = root
         self._prepare = facts_cache.prepare
 
+    def rules_part(self, available: Sequence[type[Rule]], active: Sequence[Rule]) -> dict[str, Any]:
+        """The part of the key that comes from the rules: those on offer, those selected,
+        and the code they run on. Plain data: a replay note keeps it, so that a replayed
+        run can make the key without importing a rule."""
+        return {
+            "available": [f"{r.code}:{r.__module__}.{r.__qualname__}" for r in available],
+            "active": sorted(r.code for r in active),
+            "code": _code_fingerprint(self.root, available),
+        }
+
     def key(self, files: Sequence[tuple[str, str]], config_path: Path | None,
-            available: Sequence[type[Rule]], active: Sequence[Rule],
-            unreadable: Sequence[tuple[str, str]]) -> str:
+            rules_part: Mapping[str, Any], unreadable: Sequence[tuple[str, str]]) -> str:
         """One hash over everything the project's diagnostics depend on."""
         # The configuration file, and the root's pyproject.toml (rules point diagnostics
         # about configuration at its lines) when the configuration comes from elsewhere.
@@ -64,10 +75,10 @@ class ResultsCache:
         material = {
             "version": RESULTS_VERSION,
             "salt": self.salt,
-            "config": [[str(path), _file_hash(path)] for path in configs],
-            "available": [f"{r.code}:{r.__module__}.{r.__qualname__}" for r in available],
-            "active": sorted(r.code for r in active),
-            "code": _code_fingerprint(self.root, available),
+            "config": [[str(path), file_hash(path)] for path in configs],
+            "available": rules_part["available"],
+            "active": rules_part["active"],
+            "code": rules_part["code"],
             "unreadable": sorted(unreadable),
             "files": list(files),
         }
@@ -104,15 +115,6 @@ class ResultsCache:
             pass
 
 
-def _file_hash(path: Path | None) -> str:
-    if path is None:
-        return ""
-    try:
-        return content_hash(path.read_bytes())
-    except OSError as error:
-        return f"!{error.errno}"
-
-
 def _code_fingerprint(root: Path, available: Sequence[type[Rule]]) -> list[list[Any]]:
     """Size and modification time of the code the rules run on: every module of lion-lint
     and of each package a rule on offer comes from (loaded or not: a rule may import its
@@ -136,14 +138,19 @@ def _code_fingerprint(root: Path, available: Sequence[type[Rule]]) -> list[list[
         filename = getattr(module, "__file__", None)
         if filename and os.path.abspath(filename).startswith(inside):
             files.add(filename)
-    stamps: list[list[Any]] = []
-    for filename in sorted(files):
+    return stamps(sorted(files))
+
+
+def stamps(filenames: Sequence[str]) -> list[list[Any]]:
+    """[name, size, modification time] of each file ([name, -1, -1] if it is gone)."""
+    found: list[list[Any]] = []
+    for filename in filenames:
         try:
             status = os.stat(filename)
-            stamps.append([filename, status.st_size, status.st_mtime_ns])
+            found.append([filename, status.st_size, status.st_mtime_ns])
         except OSError:
-            stamps.append([filename, -1, -1])
-    return stamps
+            found.append([filename, -1, -1])
+    return found
 
 
 def _python_files(directory: str) -> list[str]:

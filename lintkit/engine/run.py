@@ -1,91 +1,36 @@
 """Orchestration: find the projects, run phase 1 and phase 2, apply waivers, filter.
 
 The engine takes the rules it runs as arguments; the composition root (the CLI) decides
-which. Nothing here imports the CLI or the reporters.
+which. Nothing here imports the CLI or the reporters. The steps a replayed run shares with
+this one (the files a project's run covers, the last step) live in
+``lintkit.engine.projects``; this module adds the configuration, the rules and the phases.
 """
 
 from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from lintkit.config.load import ConfigError, LoadedConfig, describe_validation_error, find_project_root, load_config
+from lintkit.config.load import ConfigError, LoadedConfig, describe_validation_error, load_config
 from lintkit.core.builtin import ENGINE_RULES
-from lintkit.core.diagnostics import Diagnostic, Location, sort_diagnostics
+from lintkit.core.diagnostics import Diagnostic, Location
 from lintkit.core.facts import FileFacts
 from lintkit.core.index import ProjectIndex, module_name_for
 from lintkit.core.project import Project
 from lintkit.core.rule import Rule, rule_key_matches
 from lintkit.core.suppressions import Suppressed, apply_suppressions, group_by_path
-from lintkit.engine import baseline as baselines
 from lintkit.engine import phase1
 from lintkit.engine.discovery import discover
+from lintkit.engine.projects import (InternalError, ProjectResult, RunOptions, empty_project,
+                                     plan, scope_of, settle_result)
+from lintkit.engine.replay import write_note
 from lintkit.engine.results import ResultsCache
 
 #: Given a project's configuration, the rule classes that may run there.
 Composer = Callable[[LoadedConfig], Sequence[type[Rule]]]
-
-
-class InternalError(Exception):
-    """A bug in lion-lint or in a rule: never mistaken for a clean run."""
-
-
-@dataclass
-class RunOptions:
-    select: tuple[str, ...] | None = None
-    extend_select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    #: (path, source): lint this text as if it were the file at path (an editor buffer).
-    stdin: tuple[Path, bytes] | None = None
-    #: Called as progress(done, total) while phase 1 works through a project's files
-    #: (the CLI draws a progress bar with it); the engine never prints.
-    progress: Callable[[int, int], None] | None = None
-    #: Keep excluded files out even when named explicitly (pre-commit names every staged
-    #: file, excluded or not).
-    force_exclude: bool = False
-    #: A baseline file applied instead of the configured ``baseline`` (--baseline).
-    baseline: Path | None = None
-    #: Apply no baseline; key every diagnostic for a new one instead (--write-baseline).
-    record_baseline: bool = False
-    #: Read and write the phase-1 cache (the CLI's default; off for library callers).
-    use_cache: bool = False
-    #: The cache directory instead of the ``cache-dir`` setting (--cache-dir).
-    cache_dir: Path | None = None
-    #: Worker processes for parsing; None: the usable cores (--jobs).
-    jobs: int | None = None
-
-
-@dataclass
-class ProjectResult:
-    root: Path
-    config: LoadedConfig
-    rules: list[Rule]
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    suppressed: list[Suppressed] = field(default_factory=list)
-    files_checked: int = 0
-    #: Roots of projects nested below this one (their own [tool.lion-lint]) within the targets.
-    nested: list[Path] = field(default_factory=list)
-    #: How many diagnostics the baseline held back.
-    baselined: int = 0
-    #: With RunOptions.record_baseline: each diagnostic's baseline key.
-    baseline_keys: dict[Diagnostic, baselines.Key] = field(default_factory=dict)
-
-
-def plan(paths: Sequence[Path], config_path: Path | None) -> dict[Path, tuple[Path | None, list[Path]]]:
-    """Group the requested paths by the project they belong to: root -> (config, targets)."""
-    projects: dict[Path, tuple[Path | None, list[Path]]] = {}
-    for path in paths:
-        absolute = path.resolve() if path.exists() else path.absolute()
-        if config_path is not None:
-            root, config = config_path.resolve().parent, config_path.resolve()
-        else:
-            root, config = find_project_root(absolute)
-        projects.setdefault(root, (config, []))[1].append(absolute)
-    return projects
 
 
 def select_rules(available: Sequence[type[Rule]], config: LoadedConfig,
@@ -138,10 +83,6 @@ def known_config_keys(rules: Sequence[type[Rule]]) -> set[str]:
         keys.add(rule.name)
         keys.update(rule.config_keys)
     return keys
-
-
-def _within(path: str, targets: list[str]) -> bool:
-    return any(t == "" or path == t or path.startswith(t + "/") for t in targets)
 
 
 def load_project(root: Path, config_path: Path | None, compose: Composer,
@@ -197,63 +138,31 @@ def _index(config: LoadedConfig, facts: list[FileFacts], overrides: dict[str, by
 def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: list[Rule],
                 targets: list[Path], options: RunOptions) -> ProjectResult:
     root = config.root
-    relative_targets = []
-    for target in targets:
-        try:
-            relative_targets.append(target.relative_to(root).as_posix().strip(".") if target != root else "")
-        except ValueError:
-            relative_targets.append(target.as_posix())
-    unreadable: list[tuple[str, str]] = []
-    paths, nested = discover(root, config.settings, split_nested=config.path is not None
-                             and config.path.parent == root, unreadable=unreadable)
-    overrides: dict[str, bytes] = {}
-    if options.stdin is not None:
-        stdin_path, source = options.stdin
-        relative = stdin_path.relative_to(root).as_posix() if stdin_path.is_absolute() else stdin_path.as_posix()
-        overrides[relative] = source
-        if relative not in paths:
-            paths = sorted({*paths, relative})
-        relative_targets = [relative]
-    # An explicitly named file is linted even if excluded (as other linters do), unless
-    # exclusions are forced.
-    for target in relative_targets if not options.force_exclude else ():
-        if target.endswith(".py") and target not in paths and (root / target).is_file():
-            paths = sorted({*paths, target})
-
+    scope = scope_of(root, config.path, config.settings, targets, options)
     phase1_options = _phase1_options(config, options)
-    found = phase1.survey(root, paths, overrides, phase1_options, config.settings)
+    found = phase1.survey(root, scope.paths, scope.overrides, phase1_options, config.settings)
     result = ProjectResult(root=root, config=config, rules=rules,
-                           nested=[n for n in nested if _targets_reach(n, targets)])
+                           nested=scope.nested_reached(targets))
     files = found.fingerprint()
     stored = ResultsCache(found.cache, root) if files is not None and found.cache else None
-    key = stored.key(files or [], config.path, available, rules, unreadable) if stored else ""
+    rules_part = stored.rules_part(available, rules) if stored else {}
+    key = stored.key(files or [], config.path, rules_part, scope.unreadable) if stored else ""
     replayed = stored.load(key) if stored else None
     if replayed is not None:
         result.diagnostics, result.suppressed = replayed
-        project = Project(root=root, index=ProjectIndex([], {}), overrides=overrides)
+        project = empty_project(root, scope.overrides)
     else:
         project = _index(config, phase1.finish_phase1(found, phase1_options,
-                                                      options.progress).facts, overrides)
-        result.diagnostics, result.suppressed = _phase2(project, available, rules, unreadable)
+                                                      options.progress).facts, scope.overrides)
+        result.diagnostics, result.suppressed = _phase2(project, available, rules,
+                                                        scope.unreadable)
         if stored is not None:
             stored.store(key, result.diagnostics, result.suppressed)
-    result.diagnostics = sort_diagnostics(
-        [d for d in result.diagnostics if _within(d.path, relative_targets)])
-    result.suppressed = [s for s in result.suppressed if _within(s.diagnostic.path, relative_targets)]
-    result.files_checked = sum(1 for p in paths if _within(p, relative_targets))
-    checked = {p for p in paths if _within(p, relative_targets)}
-    active = {r.code for r in rules}
-    chosen = None if options.record_baseline else (
-        options.baseline or baselines.configured(root, config.path, config.settings.baseline))
-
-    def ran_on(path: str) -> bool:  # a file this run checked, or one deleted since
-        return path in checked or (_within(path, relative_targets) and not (root / path).exists()
-                                   and not any(n in (root / path).parents for n in nested))
-
-    diagnostics, result.baselined, result.baseline_keys = baselines.settle(
-        result.diagnostics, project.source_lines, root, chosen, options.record_baseline, ran_on,
-        active)
-    result.diagnostics = sort_diagnostics(diagnostics)
+    if stored is not None and found.cache is not None:
+        write_note(root, config.path, options, config.settings.model_dump(mode="json"),
+                   rules_part, scope, found.cache.directory)
+    settle_result(result, scope, project, {r.code for r in rules}, config.path,
+                  config.settings.baseline, options)
     return result
 
 
@@ -291,11 +200,6 @@ def _phase2(project: Project, available: Sequence[type[Rule]], rules: list[Rule]
     for leftover in by_path.values():  # diagnostics at paths outside the project's files
         diagnostics.extend(leftover)
     return diagnostics, suppressed
-
-
-def _targets_reach(nested_root: Path, targets: list[Path]) -> bool:
-    return any(nested_root == t or t in nested_root.parents or nested_root in t.parents
-               for t in targets)
 
 
 def lint_paths(paths: Sequence[Path], config_path: Path | None, compose: Composer,

@@ -1,0 +1,176 @@
+"""What a run is asked, what it gives back per project, and the steps every project's run
+shares, whether it computes its result (``lintkit.engine.run``) or replays the last one
+(``lintkit.engine.replay``): which projects the paths reach, which files a project's run
+covers, and the last step (keep what the targets reach, apply the baseline).
+
+Nothing here imports pydantic, the settings model or the rule API: a replayed run uses
+this module and never loads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lintkit.config.locate import find_project_root
+from lintkit.core.diagnostics import Diagnostic, sort_diagnostics
+from lintkit.core.index import ProjectIndex
+from lintkit.core.project import Project
+from lintkit.core.suppressions import Suppressed
+from lintkit.engine import baseline as baselines
+from lintkit.engine.discovery import discover
+
+if TYPE_CHECKING:
+    from lintkit.config.load import LoadedConfig
+    from lintkit.core.rule import Rule
+
+
+class InternalError(Exception):
+    """A bug in lion-lint or in a rule: never mistaken for a clean run."""
+
+
+@dataclass
+class RunOptions:
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    #: (path, source): lint this text as if it were the file at path (an editor buffer).
+    stdin: tuple[Path, bytes] | None = None
+    #: Called as progress(done, total) while phase 1 works through a project's files
+    #: (the CLI draws a progress bar with it); the engine never prints.
+    progress: Callable[[int, int], None] | None = None
+    #: Keep excluded files out even when named explicitly (pre-commit names every staged
+    #: file, excluded or not).
+    force_exclude: bool = False
+    #: A baseline file applied instead of the configured ``baseline`` (--baseline).
+    baseline: Path | None = None
+    #: Apply no baseline; key every diagnostic for a new one instead (--write-baseline).
+    record_baseline: bool = False
+    #: Read and write the phase-1 cache (the CLI's default; off for library callers).
+    use_cache: bool = False
+    #: The cache directory instead of the ``cache-dir`` setting (--cache-dir).
+    cache_dir: Path | None = None
+    #: Worker processes for parsing; None: the usable cores (--jobs).
+    jobs: int | None = None
+
+
+@dataclass
+class ProjectResult:
+    root: Path
+    #: The validated configuration; None when the result was replayed (nothing validated).
+    config: LoadedConfig | None
+    #: The rules that ran; empty when the result was replayed (no rule was imported).
+    rules: list[Rule]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    suppressed: list[Suppressed] = field(default_factory=list)
+    files_checked: int = 0
+    #: Roots of projects nested below this one (their own [tool.lion-lint]) within the targets.
+    nested: list[Path] = field(default_factory=list)
+    #: How many diagnostics the baseline held back.
+    baselined: int = 0
+    #: With RunOptions.record_baseline: each diagnostic's baseline key.
+    baseline_keys: dict[Diagnostic, baselines.Key] = field(default_factory=dict)
+
+
+def plan(paths: Sequence[Path], config_path: Path | None) -> dict[Path, tuple[Path | None, list[Path]]]:
+    """Group the requested paths by the project they belong to: root -> (config, targets)."""
+    projects: dict[Path, tuple[Path | None, list[Path]]] = {}
+    for path in paths:
+        absolute = path.resolve() if path.exists() else path.absolute()
+        if config_path is not None:
+            root, config = config_path.resolve().parent, config_path.resolve()
+        else:
+            root, config = find_project_root(absolute)
+        projects.setdefault(root, (config, []))[1].append(absolute)
+    return projects
+
+
+@dataclass
+class Scope:
+    """The files one project's run covers, and what it reports on."""
+
+    #: The targets relative to the root ("" for the whole project).
+    targets: list[str]
+    #: Every project file the run reads (the project rules see them all), sorted.
+    paths: list[str]
+    #: Roots of nested projects (their own configuration), left out of ``paths``.
+    nested: list[Path]
+    #: Directories that could not be listed, with the reason.
+    unreadable: list[tuple[str, str]]
+    #: Project-relative paths whose text stands in for the file on disk (an editor buffer).
+    overrides: dict[str, bytes]
+
+    def reaches(self, path: str) -> bool:
+        return _within(path, self.targets)
+
+    def nested_reached(self, targets: list[Path]) -> list[Path]:
+        return [n for n in self.nested if _targets_reach(n, targets)]
+
+
+def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[Path],
+             options: RunOptions) -> Scope:
+    """Discover a project's files and place the targets and any editor buffer among them.
+    ``settings`` is the validated ``[tool.lion-lint]`` (or a replay's record of it)."""
+    relative_targets = []
+    for target in targets:
+        try:
+            relative_targets.append(target.relative_to(root).as_posix().strip(".") if target != root else "")
+        except ValueError:
+            relative_targets.append(target.as_posix())
+    unreadable: list[tuple[str, str]] = []
+    paths, nested = discover(root, settings, split_nested=config_path is not None
+                             and config_path.parent == root, unreadable=unreadable)
+    overrides: dict[str, bytes] = {}
+    if options.stdin is not None:
+        stdin_path, source = options.stdin
+        relative = stdin_path.relative_to(root).as_posix() if stdin_path.is_absolute() else stdin_path.as_posix()
+        overrides[relative] = source
+        if relative not in paths:
+            paths = sorted({*paths, relative})
+        relative_targets = [relative]
+    # An explicitly named file is linted even if excluded (as other linters do), unless
+    # exclusions are forced.
+    for target in relative_targets if not options.force_exclude else ():
+        if target.endswith(".py") and target not in paths and (root / target).is_file():
+            paths = sorted({*paths, target})
+    return Scope(relative_targets, paths, nested, unreadable, overrides)
+
+
+def settle_result(result: ProjectResult, scope: Scope, project: Project, active: set[str],
+                  config_path: Path | None, baseline_setting: str | None,
+                  options: RunOptions) -> None:
+    """The last step of a project's run: keep what the targets reach, count the files
+    checked, then apply the baseline (or key every diagnostic for a new one)."""
+    root = result.root
+    result.diagnostics = sort_diagnostics([d for d in result.diagnostics if scope.reaches(d.path)])
+    result.suppressed = [s for s in result.suppressed if scope.reaches(s.diagnostic.path)]
+    checked = {p for p in scope.paths if scope.reaches(p)}
+    result.files_checked = len(checked)
+    chosen = None if options.record_baseline else (
+        options.baseline or baselines.configured(root, config_path, baseline_setting))
+
+    def ran_on(path: str) -> bool:  # a file this run checked, or one deleted since
+        return path in checked or (scope.reaches(path) and not (root / path).exists()
+                                   and not any(n in (root / path).parents for n in scope.nested))
+
+    diagnostics, result.baselined, result.baseline_keys = baselines.settle(
+        result.diagnostics, project.source_lines, root, chosen, options.record_baseline, ran_on,
+        active)
+    result.diagnostics = sort_diagnostics(diagnostics)
+
+
+def empty_project(root: Path, overrides: dict[str, bytes]) -> Project:
+    """A project with no facts: what a replayed result needs (its files' lines, for the
+    baseline) without decoding anything."""
+    return Project(root=root, index=ProjectIndex([], {}), overrides=overrides)
+
+
+def _within(path: str, targets: list[str]) -> bool:
+    return any(t == "" or path == t or path.startswith(t + "/") for t in targets)
+
+
+def _targets_reach(nested_root: Path, targets: list[Path]) -> bool:
+    return any(nested_root == t or t in nested_root.parents or nested_root in t.parents
+               for t in targets)
