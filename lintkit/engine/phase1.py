@@ -120,17 +120,18 @@ def collect_facts(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
 
 @dataclass
 class Survey:
-    """Phase 1's first step: every file read and hashed, sorted into cache hits and misses.
+    """Phase 1's first step: every file read and hashed.
 
-    Nothing is decoded or parsed yet, so the run can first ask whether its whole result is
-    already known (``fingerprint``: see ``lintkit.engine.results``)."""
+    Nothing is decoded, parsed or even looked up in the cache yet, so the run can first ask
+    whether its whole result is already known (``fingerprint``: see
+    ``lintkit.engine.results``); a run that replays it never opens a facts entry."""
 
     root: Path
     cache: FactsCache | None
     #: Facts known without parsing (unreadable or too large files), by position in paths.
     facts: list[FileFacts | None]
-    hits: list[_Work]
-    todo: list[_Work]
+    #: Every other file, to be decoded from the cache or parsed.
+    works: list[_Work]
 
     def fingerprint(self) -> list[tuple[str, str]] | None:
         """Each file's content hash (or, for a file not parsed, why): None when a file
@@ -138,7 +139,7 @@ class Survey:
         if self.cache is None:
             return None
         known: list[tuple[str, str]] = []
-        for work in (*self.hits, *self.todo):
+        for work in self.works:
             if not work.store:
                 return None
             known.append((work.path, work.digest))
@@ -157,7 +158,7 @@ def survey(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
     if options.cache_dir is not None:
         salt = cache_salt(__version__, FACTS_VERSION, phase1_settings(settings))
         cache = FactsCache(options.cache_dir, root, salt)
-    found = Survey(root, cache, [None] * len(paths), [], [])
+    found = Survey(root, cache, [None] * len(paths), [])
     limit = getattr(settings, "max_file_size", 0)
     for index, path in enumerate(paths):
         source = overrides.get(path)
@@ -174,12 +175,8 @@ def survey(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
         digest = content_hash(source) if cache is not None else ""
         # An editor's unsaved buffer is linted but never cached; a file on disk is
         # read again by the worker, which hashes what it parses.
-        work = _Work(index, path, len(source), None if from_disk else source,
-                     store=from_disk and cache is not None, digest=digest)
-        if cache is not None and cache.has_entry(path, digest):
-            found.hits.append(work)
-        else:
-            found.todo.append(work)
+        found.works.append(_Work(index, path, len(source), None if from_disk else source,
+                                 store=from_disk and cache is not None, digest=digest))
     return found
 
 
@@ -193,7 +190,12 @@ def run_phase1(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
 def finish_phase1(found: Survey, options: Phase1Options,
                   progress: Progress | None = None) -> Phase1Result:
     """Decode the cache hits of a survey and parse its misses."""
-    root, cache, hits, todo = found.root, found.cache, found.hits, found.todo
+    root, cache = found.root, found.cache
+    hits: list[_Work] = []
+    todo: list[_Work] = []
+    for work in found.works:
+        seen = cache is not None and cache.has_entry(work.path, work.digest)
+        (hits if seen else todo).append(work)
     facts = list(found.facts)
     total = len(facts)
     result = Phase1Result(facts=[])
