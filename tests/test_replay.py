@@ -13,6 +13,11 @@ from pathlib import Path
 
 import pytest
 
+import lintkit
+from lintkit.cli.compose import compose
+from lintkit.engine.projects import RunOptions
+from lintkit.engine.replay import replay
+from lintkit.engine.run import lint_paths
 from tests.phase1_support import BAD, PLUGIN, add_local_rule, make_project, rewrite_later, run
 
 IMPORTTIME = {"PYTHONPROFILEIMPORTTIME": "1"}
@@ -201,3 +206,19 @@ def test_without_the_cache_nothing_is_noted_or_replayed(tmp_path: Path) -> None:
     again = _check(tmp_path, "--output-format", "json", "--no-cache")
     assert not again[0] and again[1:] == first[1:]
     assert not (tmp_path / ".lion-lint-cache").exists()
+
+
+def test_the_library_replays_the_same_results_until_lion_lint_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_project(tmp_path)
+    options = RunOptions(use_cache=True)
+
+    def summary(results: list) -> list:
+        return [(r.root, r.diagnostics, r.suppressed, r.files_checked) for r in results]
+
+    full = lint_paths([tmp_path], None, compose, options)
+    replayed = replay([tmp_path], None, options)
+    assert replayed is not None and summary(replayed) == summary(full)
+    assert replay([tmp_path], None, RunOptions(use_cache=False)) is None
+    monkeypatch.setattr(lintkit, "__version__", "999.0.0")
+    assert replay([tmp_path], None, options) is None

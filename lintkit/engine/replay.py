@@ -35,7 +35,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from lintkit import __version__
+import lintkit
 from lintkit.config.locate import ConfigError
 from lintkit.engine import phase1
 from lintkit.engine.cache import cache_place, configured_directory, file_hash, write_entry
@@ -127,7 +127,7 @@ def _invocation(root: Path, config_path: Path | None, options: RunOptions) -> st
     """A hash of everything, besides the files and the rules' code, that decides which
     rules run with which options on which files."""
     material = {
-        "lion-lint": __version__,
+        "lion-lint": lintkit.__version__,  # read now, as the facts salt reads it
         "python": sys.version,
         "executable": sys.executable,
         # Where plugins are imported from.
