@@ -150,20 +150,25 @@ def tree_lines(closure: Closure, hide_stdlib: bool = False) -> list[str]:
         if edge is not None and not _hidden(closure, module, hide_stdlib):
             children[edge.importer].append(module)
     rows: list[tuple[str, str]] = [(closure.module, "")]
-
-    def walk(module: str, prefix: str) -> None:
-        kids = children.get(module, [])
-        for number, child in enumerate(kids):
-            last = number == len(kids) - 1
-            edge = closure.reached[child]
-            assert edge is not None
-            rows.append((f"{prefix}{'└── ' if last else '├── '}{child}{_tag(closure, child)}",
-                         edge.describe()))
-            walk(child, prefix + ("    " if last else "│   "))
-
-    walk(closure.module, "")
+    # A stack, not a function that calls itself: that would be a reference cycle (the
+    # command runs with the collector paused), and a chain of imports can run deep.
+    stack = _branches(children, closure.module, "")
+    while stack:
+        child, prefix, last = stack.pop()
+        edge = closure.reached[child]
+        assert edge is not None
+        rows.append((f"{prefix}{'└── ' if last else '├── '}{child}{_tag(closure, child)}",
+                     edge.describe()))
+        stack.extend(_branches(children, child, prefix + ("    " if last else "│   ")))
     width = min(max(len(text) for text, _ in rows), _WIDTH)
     return [f"{text:<{width}}  {how}".rstrip() for text, how in rows]
+
+
+def _branches(children: dict[str, list[str]], module: str,
+              prefix: str) -> list[tuple[str, str, bool]]:
+    """A module's children as (child, prefix, is last), reversed for a stack to pop in order."""
+    kids = children.get(module, [])
+    return [(kid, prefix, number == len(kids) - 1) for number, kid in enumerate(kids)][::-1]
 
 
 def flat_lines(closure: Closure, hide_stdlib: bool = False) -> list[str]:
