@@ -87,14 +87,23 @@ def test_two_runs_at_once_agree_and_leave_an_intact_cache(tmp_path: Path) -> Non
     assert (replay.returncode, replay.stdout) == (1, expected.stdout)
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see workers")
 @pytest.mark.parametrize("cache", ["--no-cache", "--cache"])
 def test_ctrl_c_stops_the_run_and_its_workers(tmp_path: Path, cache: str) -> None:
     many_bad_files(tmp_path, FILES)
     expected = _reference(tmp_path)
     args = [".", "--jobs", "2"] + (["--no-cache"] if cache == "--no-cache" else [])
+    # Started as a terminal starts it, with SIGINT at its default: a test runner launched as a
+    # background job of a non-interactive shell inherits SIGINT ignored, and a process that
+    # starts with SIGINT ignored rightly keeps ignoring it (nohup relies on that), so the
+    # run would finish as if never interrupted.
     run = subprocess.Popen(_command(*args), cwd=tmp_path, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=_environment(), start_new_session=True)
+                           stderr=subprocess.PIPE, env=_environment(), start_new_session=True,
+                           preexec_fn=_default_sigint)
     try:
         # Interrupt once the workers are parsing (more than the run itself in the session).
         deadline = time.monotonic() + 120
@@ -111,7 +120,7 @@ def test_ctrl_c_stops_the_run_and_its_workers(tmp_path: Path, cache: str) -> Non
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
-    assert run.returncode == 130, err
+    assert run.returncode == 130, (run.returncode, err, out[-300:])
     assert stopped_after < 10, f"took {stopped_after:.1f} s to stop"
     assert b"Traceback" not in err and err.strip().endswith(b"lion-lint: interrupted"), err
     assert out == b""  # no partial report that could pass for a result
