@@ -108,7 +108,7 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
     if scope.nested_reached(targets) or _file_stamps(root, scope.paths) != recorded_files:
         return None
     found = phase1.survey(root, scope.paths, {}, phase1.options_for(
-        root, settings, use_cache=True, cache_dir=options.cache_dir), settings)
+        root, settings, use_cache=True, cache_dir=directory), settings)
     files = found.fingerprint()
     if files is None or found.cache is None:
         return None
