@@ -299,6 +299,12 @@ class _Names:
     partial: frozenset[str]
     setattr: frozenset[str]
     holders: frozenset[str]  # classes with a class-level config, and their subclasses
+    #: Every callee the walk of calls looks at (the five sets above holders).
+    interesting: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "interesting", self.config | self.gateways | self.helpers
+                           | self.replace | self.partial | self.setattr)
 
     @classmethod
     def build(cls, index: ProjectIndex, options: Options) -> _Names:
@@ -491,14 +497,15 @@ class _ModuleCheck:
     # --- calls --------------------------------------------------------------------------------
 
     def _call(self, call: CallFact) -> Iterator[Diagnostic]:
-        symbol = self._callee(call.call.func, call.scope)
-        if symbol is None:
-            return
-        positional, keywords, via = call.call.items, call.call.keywords, ""
-        if symbol in self.names.partial and positional:
+        symbol = self._callee(call.callee, call.scope)
+        names = self.names
+        if symbol is None or symbol not in names.interesting:
+            return  # most calls: their arguments are never built (see CallFact)
+        summary = call.call
+        positional, keywords, via = summary.items, summary.keywords, ""
+        if symbol in names.partial and positional:
             symbol = self._callee(positional[0], call.scope)
             positional, via = positional[1:], " through functools.partial"
-        names = self.names
         if symbol in names.config:
             yield from self._config_call(call, symbol, positional, keywords, via)
         elif symbol in names.gateways:

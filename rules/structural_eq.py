@@ -231,8 +231,10 @@ class StructuralEq(Rule):
                         yield self._assigned_later(index, info, symbol, family[symbol],
                                                    mutation.attr, mutation.span, mutation.scope)
             for call in info.facts.calls:
+                if call.func != "setattr":
+                    continue
                 args = call.call.items
-                if call.func != "setattr" or len(args) < 2:
+                if len(args) < 2:
                     continue
                 if index.resolve(info.name, "setattr", call.scope) is not None:
                     continue  # a project-defined or imported setattr, not the builtin
@@ -264,21 +266,24 @@ class StructuralEq(Rule):
                     continue
                 bases: Expr | None = None
                 pinned = False
-                if func == "type" and len(call.call.items) == 3:
+                if func == "type" and call.positional_count == 3:
                     if index.resolve(info.name, "type", call.scope) is not None:
                         continue
-                    bases, namespace = call.call.items[1], call.call.items[2]
+                    summary = call.call
+                    bases, namespace = summary.items[1], summary.items[2]
                     pinned = namespace.kind == "dict" and not any(
                         k.kind == "const" and k.value in EQ_METHODS for k in namespace.items)
-                elif ((call.call.keyword("bases") is not None or len(call.call.items) >= 3)
+                elif (("bases" in call.keyword_names or call.positional_count >= 3)
                       and index.resolve(info.name, func, call.scope) in make):
                     # Only a call that passes bases can make a family member; resolving
-                    # every call of the project would cost more than the rest of the rule.
-                    bases = call.call.keyword("bases")
-                    if bases is None and len(call.call.items) >= 3:
-                        bases = call.call.items[2]
-                    eq = call.call.keyword("eq")
-                    pinned = eq is not None and eq.is_const(False) and not _unsafe_hash(call.call)
+                    # every call of the project would cost more than the rest of the rule,
+                    # and building its arguments more still (see CallFact).
+                    summary = call.call
+                    bases = summary.keyword("bases")
+                    if bases is None and len(summary.items) >= 3:
+                        bases = summary.items[2]
+                    eq = summary.keyword("eq")
+                    pinned = eq is not None and eq.is_const(False) and not _unsafe_hash(summary)
                 if bases is None or pinned or bases.kind not in ("tuple", "list"):
                     continue
                 for base in bases.items:

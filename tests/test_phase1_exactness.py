@@ -249,6 +249,55 @@ def test_a_nested_call_is_its_own_callfacts_summary_in_memory_and_after_json() -
     assert decoded.functions[0].decorators[0] is again["decorate"]
 
 
+LAZY = '''
+log(first(1), *rest, key=second(x), **extra)
+if check(a, b=1):
+    go()
+'''
+
+
+def test_a_read_back_call_builds_its_arguments_only_when_read() -> None:
+    """Calls that no other fact holds keep their arguments as text once read back; the
+    summary built from it equals the original at every read."""
+    import copy
+    import pickle
+
+    from lintkit.core.facts import facts_from_data
+
+    facts = extract("m.py", LAZY.encode(), False)
+    decoded = facts_from_data(json.loads(json.dumps(facts_to_data(facts))))
+    assert decoded == facts
+    before = {c.func: c for c in facts.calls}
+    calls = {c.func: c for c in decoded.calls}
+    log = calls["log"]
+    assert log.call == before["log"].call
+    assert log.call is not log.call  # built anew at each read: nothing kept
+    assert log.call.items[0] == calls["first"].call
+    assert log.call.keyword("key") == calls["second"].call
+    for original, read in zip(facts.calls, decoded.calls):
+        built = original.call
+        shape = (len(built.items), tuple(k for k, _ in built.keywords))
+        assert (original.positional_count, original.keyword_names) == shape
+        assert (read.positional_count, read.keyword_names) == shape
+        assert (read.func, read.callee, read.span) == (original.func, built.func, built.span)
+    assert (log.positional_count, log.keyword_names) == (2, ("key", "**"))
+    assert (calls["go"].positional_count, calls["go"].keyword_names) == (0, ())
+    # Written again, read-back facts give the very data they were read from.
+    assert facts_to_data(decoded) == facts_to_data(facts)
+    for twin in (copy.deepcopy(log), pickle.loads(pickle.dumps(log))):
+        assert twin == log and twin.call == log.call
+
+
+def test_a_call_another_fact_holds_is_built_once_when_read() -> None:
+    from lintkit.core.facts import facts_from_data
+
+    facts = extract("m.py", NESTED.encode(), False)
+    decoded = facts_from_data(json.loads(json.dumps(facts_to_data(facts))))
+    calls = {c.func: c for c in decoded.calls}
+    assert calls["outer"].call is calls["outer"].call is decoded.bindings[0].value
+    assert calls["decorate"].call is decoded.functions[0].decorators[0]
+
+
 def test_a_call_cut_short_by_the_depth_limit_keeps_its_own_full_summary() -> None:
     facts = extract("m.py", DEEP.encode(), False)
     calls = {c.func: c.call for c in facts.calls}

@@ -338,6 +338,21 @@ def test_dynamic_creation() -> None:
     assert "created dynamically from Params" in found[0][3]
 
 
+def test_dynamic_creation_with_positional_bases_or_an_alias() -> None:
+    """Bases passed third and positionally, or through an alias of make_dataclass, count."""
+    source = (
+        "import dataclasses\nfrom dataclasses import make_dataclass as md\n"
+        "from pkg.base import Params\n\n"
+        "make = dataclasses.make_dataclass\n"
+        "A = md('A', [], (Params,))\n"
+        "B = make('B', [], bases=(Params,))\n"
+        "C = make('C', [], (Params,), eq=False)\n"
+        "D = md('D', [('x', int)])\n"
+    )
+    found = ll001({"pkg/child.py": source})
+    assert [(line, col) for _, line, col, _ in found] == [(6, 5), (7, 5)]
+
+
 def test_authority_must_pass_eq_false() -> None:
     bad_authority = AUTHORITY.replace("@dataclass(frozen=True, eq=False)", "@dataclass(frozen=True)")
     found = lint_sources({"pkg/__init__.py": "", "pkg/base.py": bad_authority}, [StructuralEq],

@@ -17,6 +17,7 @@ Conventions shared by every fact:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from sys import intern
@@ -54,7 +55,7 @@ def unpack_span(packed: PackedSpan) -> Span:
     return (line, packed & _MASK, line + lines, end_column)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 7
+FACTS_VERSION = 9
 
 
 class Expr:
@@ -223,22 +224,110 @@ class MutationFact:
     when: When
 
 
-@dataclass(slots=True)
 class CallFact:
-    """A call anywhere in the module. ``call`` is its expression summary (kind ``call``)."""
+    """A call anywhere in the module. ``call`` is its expression summary (kind ``call``)
+    and ``callee`` that summary's ``func``: the expression called.
 
-    call: Expr
-    scope: str
-    when: When
-    guard: str | None = None
+    A project holds hundreds of thousands of calls (326 000 on the standard library) and a
+    rule wants a few of them, picked by what they call. So a CallFact read back from the
+    cache keeps its arguments as the JSON text they were stored as, a tenth of the objects'
+    size, and ``call`` builds the summary from that text each time it is read: an equal
+    object each time, not the same one. Pick calls by ``func``, ``callee``,
+    ``positional_count`` or ``keyword_names`` (always at hand), then read ``call`` for the
+    ones you keep. A call that some other fact holds (an
+    assigned value, a decorator) is built once when the facts are read, and ``call``
+    returns that object.
+    """
+
+    # Not a dataclass: ``call``, ``callee`` and ``span`` are read from the summary while it
+    # is an Expr (phase 1 sets spans after making the fact) and from the slots once stored.
+    # A stored fact refers to its file's list of calls, where the indexes of the calls
+    # nested in its arguments point (a reference cycle per file, freed with the file).
+    __slots__ = ("_body", "_callee", "_span", "_siblings", "scope", "when", "guard")
+
+    _body: Expr | str
+    _callee: Expr | None
+    _span: PackedSpan
+    _siblings: list[CallFact] | None
+
+    def __init__(self, call: Expr, scope: str, when: When, guard: str | None = None) -> None:
+        self._body = call
+        self._callee = None
+        self._span = 0
+        self._siblings = None
+        self.scope = scope
+        self.when = when
+        self.guard = guard
+
+    @classmethod
+    def stored(cls, callee: Expr | None, span: PackedSpan, arguments: str,
+               siblings: list[CallFact], scope: str, when: When,
+               guard: str | None = None) -> CallFact:
+        """A call as read back from its JSON: ``arguments`` is the text the encoder wrote
+        (see the codec below), whose call indexes point into ``siblings``."""
+        fact = object.__new__(cls)
+        fact._body = arguments
+        fact._callee = callee
+        fact._span = span
+        fact._siblings = siblings
+        fact.scope = scope
+        fact.when = when
+        fact.guard = guard
+        return fact
+
+    @property
+    def call(self) -> Expr:
+        body = self._body
+        if body.__class__ is not str:
+            return body  # type: ignore[return-value]
+        return _call_expr(self._span, body, self._callee,  # type: ignore[arg-type]
+                          _SiblingDecoder(self._siblings or []).decode)
+
+    @property
+    def callee(self) -> Expr | None:
+        body = self._body
+        return self._callee if body.__class__ is str else body.func  # type: ignore[union-attr]
 
     @property
     def func(self) -> str | None:
-        return self.call.func.ref if self.call.func is not None else None
+        callee = self.callee
+        return callee.ref if callee is not None else None
+
+    @property
+    def positional_count(self) -> int:
+        """How many positional arguments the call passes (``*x`` counts one), without
+        building ``call``."""
+        body = self._body
+        if body.__class__ is not str:
+            return len(body.items)  # type: ignore[union-attr]
+        return int(body.partition(";")[0]) if body else 0  # type: ignore[union-attr]
+
+    @property
+    def keyword_names(self) -> tuple[str, ...]:
+        """The names of the keyword arguments in order (``**x`` is ``"**"``), without
+        building ``call``."""
+        body = self._body
+        if body.__class__ is not str:
+            return tuple(k for k, _ in body.keywords)  # type: ignore[union-attr]
+        names = body.split(";", 2)[1] if body else ""  # type: ignore[union-attr]
+        return tuple(names.split(",")) if names else ()
 
     @property
     def span(self) -> Span:
-        return self.call.span
+        body = self._body
+        return unpack_span(self._span) if body.__class__ is str else body.span  # type: ignore[union-attr]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CallFact):
+            return NotImplemented
+        return (self.call, self.scope, self.when, self.guard) == (
+            other.call, other.scope, other.when, other.guard)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"CallFact(call={self.call!r}, scope={self.scope!r}, when={self.when!r}, "
+                f"guard={self.guard!r})")
 
 
 @dataclass(slots=True)
@@ -317,7 +406,15 @@ class FileFacts:
 # nested in another expression is usually the very object of its own CallFact (phase 1
 # shares it): it is written once, there, and elsewhere as that CallFact's index, so decoding
 # shares it again. A quarter of all summaries are such nested calls.
+#
+# A CallFact is written as [callee, span, arguments, scope, when, guard], where arguments is
+# text of its own (see CallFact): "" for a call without arguments, else the count of
+# positional arguments, ";", the keyword names joined by ",", ";", and JSON of a list of
+# items, keywords, values, text and value (in that order, the likeliest first) without
+# trailing defaults.
 _EXPR_DEFAULTS: tuple[Any, ...] = ("", None, [], [], [], None)
+_ARGUMENT_DEFAULTS: tuple[Any, ...] = ([], [], [], "", None)
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 Encoded = list[Any] | int
 
@@ -331,14 +428,16 @@ class _ExprEncoder:
     __slots__ = ("shared",)
 
     def __init__(self, calls: list[CallFact]) -> None:
-        self.shared = {id(c.call): i for i, c in enumerate(calls)}
+        # Only built summaries: a stored call's ``call`` is a new object at every read.
+        self.shared = {id(c._body): i for i, c in enumerate(calls)
+                       if c._body.__class__ is not str}
 
     def encode(self, e: Expr) -> Encoded:
         index = self.shared.get(id(e)) if e.kind == "call" else None
         return self.body(e) if index is None else index
 
     def body(self, e: Expr) -> list[Any]:
-        """The expression in full, whether shared or not (for the CallFact that holds it)."""
+        """The expression in full, whether shared or not."""
         encode = self.encode
         data = [
             e.kind,
@@ -356,25 +455,49 @@ class _ExprEncoder:
         del data[end:]
         return data
 
+    def row(self, fact: CallFact) -> list[Any]:
+        """A CallFact as written: callee, span, arguments (JSON text), scope, when, guard."""
+        callee = fact.callee
+        head = None if callee is None else self.encode(callee)
+        if fact._body.__class__ is str:  # read back and never built: as it was read
+            return [head, fact._span, fact._body, fact.scope, fact.when, fact.guard]
+        call: Expr = fact._body  # type: ignore[assignment]
+        encode = self.encode
+        arguments = [
+            list(map(encode, call.items)) if call.items else [],
+            [[k, encode(v)] for k, v in call.keywords] if call.keywords else [],
+            [None if v is None else encode(v) for v in call.values] if call.values else [],
+            call.text,
+            call.value,
+        ]
+        end = len(arguments)
+        while end and arguments[end - 1] == _ARGUMENT_DEFAULTS[end - 1]:
+            end -= 1
+        del arguments[end:]
+        text = ""
+        if arguments:
+            # The shape first, so that positional_count and keyword_names need no decoding.
+            names = ",".join(k for k, _ in call.keywords)
+            text = f"{len(call.items)};{names};{_dumps(arguments)}"
+        return [head, call._span, text, fact.scope, fact.when, fact.guard]
+
 
 class _ExprDecoder:
     """Reads a file's expressions; an index reads (once) the summary of that CallFact."""
 
-    __slots__ = ("raw_calls", "shared")
+    __slots__ = ("raw_calls", "shared", "callees")
 
     def __init__(self, raw_calls: list[list[Any]]) -> None:
         self.raw_calls = raw_calls
         self.shared: dict[int, Expr] = {}
+        self.callees: list[Any] = [_UNREAD] * len(raw_calls)
 
     def decode(self, d: Encoded) -> Expr:
         # The hot loop of a warm run (hundreds of thousands of calls): no generator
         # expressions. Kinds, names and scopes repeat thousands of times: interned, each is
         # held once.
         if d.__class__ is int:
-            known = self.shared.get(d)  # type: ignore[arg-type]
-            if known is None:
-                known = self.shared[d] = self.decode(self.raw_calls[d][0])  # type: ignore[index]
-            return known
+            return self.shared_call(d)  # type: ignore[arg-type]
         size = len(d)  # type: ignore[arg-type]
         if size < 3:
             return Expr(intern(d[0]), d[1])  # type: ignore[index]
@@ -393,6 +516,59 @@ class _ExprDecoder:
             tuple([(k, decode(v)) for k, v in keywords]) if keywords else (),
             None if func is None else decode(func),
         )
+
+    def callee(self, index: int) -> Expr | None:
+        known = self.callees[index]
+        if known is _UNREAD:
+            raw = self.raw_calls[index][0]
+            known = self.callees[index] = None if raw is None else self.decode(raw)
+        return known  # type: ignore[no-any-return]
+
+    def shared_call(self, index: int) -> Expr:
+        """The summary of the file's call ``index``, built once for every fact that holds it."""
+        known = self.shared.get(index)
+        if known is None:
+            row = self.raw_calls[index]
+            known = self.shared[index] = _call_expr(row[1], row[2], self.callee(index),
+                                                    self.decode)
+        return known
+
+
+class _SiblingDecoder(_ExprDecoder):
+    """Reads a stored CallFact's arguments: an index is that sibling CallFact's ``call``."""
+
+    __slots__ = ("siblings",)
+
+    def __init__(self, siblings: list[CallFact]) -> None:
+        self.siblings = siblings
+
+    def shared_call(self, index: int) -> Expr:
+        return self.siblings[index].call
+
+
+_UNREAD = object()
+
+
+def _call_expr(span: PackedSpan | list[int], arguments: str, callee: Expr | None,
+               decode: Decode) -> Expr:
+    """A call's summary from its span, its arguments' JSON text and its callee."""
+    if not arguments:
+        return Expr("call", span, func=callee)
+    data = json.loads(arguments.split(";", 2)[2])
+    size = len(data)
+    items = data[0]
+    keywords = data[1] if size > 1 else None
+    values = data[2] if size > 2 else None
+    return Expr(
+        "call",
+        span,
+        intern(data[3]) if size > 3 else "",
+        data[4] if size > 4 else None,
+        tuple(map(decode, items)) if items else (),
+        tuple([None if v is None else decode(v) for v in values]) if values else (),
+        tuple([(k, decode(v)) for k, v in keywords]) if keywords else (),
+        callee,
+    )
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -481,7 +657,7 @@ def facts_to_data(facts: FileFacts) -> dict[str, Any]:
     encode = encoder.encode
     data: dict[str, Any] = {"path": facts.path, "is_package": facts.is_package,
                             "line_count": facts.line_count}
-    data["calls"] = [[encoder.body(c.call), c.scope, c.when, c.guard] for c in facts.calls]
+    data["calls"] = [encoder.row(c) for c in facts.calls]
     for name, _ in _LISTS:
         data[name] = [_encode(item, encode) for item in getattr(facts, name)]
     data["lambdas"] = [list(span) for span in facts.lambdas]
@@ -493,11 +669,21 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
     facts = FileFacts(path=data["path"], is_package=data["is_package"],
                       line_count=data.get("line_count", 0))
     raw_calls = data["calls"]
-    expr = _ExprDecoder(raw_calls).decode
-    facts.calls = [CallFact(expr(i), intern(r[1]), intern(r[2]), _opt_intern(r[3]))  # type: ignore[arg-type]
-                   for i, r in enumerate(raw_calls)]
+    decoder = _ExprDecoder(raw_calls)
+    expr = decoder.decode
+    callee = decoder.callee
+    calls = facts.calls
+    stored = CallFact.stored
+    for i, r in enumerate(raw_calls):
+        span = r[1]
+        calls.append(stored(callee(i), span if span.__class__ is int else tuple(span), r[2],
+                            calls, intern(r[3]), intern(r[4]), _opt_intern(r[5])))
     for name, decode in _LISTS:
         setattr(facts, name, [decode(r, expr) for r in data[name]])
+    # Calls that other facts hold (an assigned value, a decorator) were built for them:
+    # their CallFacts return those very objects.
+    for i, call in decoder.shared.items():
+        calls[i]._body = call
     facts.lambdas = [tuple(span) for span in data["lambdas"]]  # type: ignore[misc]
     if data.get("error"):
         facts.error = ParseError(*data["error"])

@@ -187,7 +187,7 @@ class ImportGraph:
                 self._add_statement(info, imp)
             callees = self._import_callees(info)
             for call in info.facts.calls:
-                func = call.call.func
+                func = call.callee
                 if func is None or func.kind != "ref":
                     continue
                 # Most calls are not imports: compare the callee's last name before resolving.
