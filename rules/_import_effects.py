@@ -17,7 +17,7 @@ object only when the method is called on one (a module-level instance, an enum m
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -135,12 +135,17 @@ class Site:
     effects: list[Effect] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Region:
-    calls: list[CallFact] = field(default_factory=list)
-    mutations: list[MutationFact] = field(default_factory=list)
-    augassigns: list[BindingFact] = field(default_factory=list)
-    decorated: list[FunctionFact | ClassFact] = field(default_factory=list)
+    """What one runner (the module's import-time code, or a function) runs, by kind."""
+
+    calls: Sequence[CallFact] = ()
+    mutations: Sequence[MutationFact] = ()
+    augassigns: Sequence[BindingFact] = ()
+    decorated: Sequence[FunctionFact | ClassFact] = ()
+
+
+_NOTHING_RUNS = _Region()
 
 
 class Effects:
@@ -214,43 +219,45 @@ class Effects:
         regions = self._regions.get(module)
         if regions is None:
             regions = self._regions[module] = self._build_regions(module)
-        return regions.get(runner) or _Region()
+        return regions.get(runner, _NOTHING_RUNS)
 
     def _build_regions(self, module: str) -> dict[str, _Region]:
         facts = self.index.modules[module].facts
-        regions: dict[str, _Region] = {}
         runners: dict[str, str] = {}  # scope -> its runner: a module has few scopes, many facts
 
-        def region_of(scope: str, when: str) -> _Region | None:
+        def runner_of(scope: str, when: str) -> str | None:
             if when == "import":
-                key = ""
-            elif when == "call":
+                return ""
+            if when == "call":
                 runner = runners.get(scope)
                 if runner is None:
                     runner = runners[scope] = self.runner(module, scope)
-                if not runner:
-                    return None
-                key = runner
-            else:
-                return None  # TYPE_CHECKING and __main__ code never runs on import
-            region = regions.get(key)
-            if region is None:
-                region = regions[key] = _Region()
-            return region
+                return runner or None
+            return None  # TYPE_CHECKING and __main__ code never runs on import
 
+        # One table per kind, so a runner gets a list only for the kinds it has: the
+        # standard library has 47 000 runners, most of which only call.
+        calls: dict[str, list[CallFact]] = {}
+        mutations: dict[str, list[MutationFact]] = {}
+        augassigns: dict[str, list[BindingFact]] = {}
+        decorated: dict[str, list[FunctionFact | ClassFact]] = {}
         for call in facts.calls:
-            if (r := region_of(call.scope, call.when)) is not None:
-                r.calls.append(call)
+            if (key := runner_of(call.scope, call.when)) is not None:
+                calls.setdefault(key, []).append(call)
         for mutation in facts.mutations:
-            if (r := region_of(mutation.scope, mutation.when)) is not None:
-                r.mutations.append(mutation)
+            if (key := runner_of(mutation.scope, mutation.when)) is not None:
+                mutations.setdefault(key, []).append(mutation)
         for binding in facts.bindings:
-            if binding.kind == "augassign" and (r := region_of(binding.scope, binding.when)):
-                r.augassigns.append(binding)
+            if binding.kind == "augassign" and (key := runner_of(binding.scope,
+                                                                 binding.when)) is not None:
+                augassigns.setdefault(key, []).append(binding)
         for definition in (*facts.functions, *facts.classes):
-            if definition.decorators and (r := region_of(definition.scope, definition.when)):
-                r.decorated.append(definition)
-        return regions
+            if definition.decorators and (key := runner_of(definition.scope,
+                                                           definition.when)) is not None:
+                decorated.setdefault(key, []).append(definition)
+        return {key: _Region(calls.get(key, ()), mutations.get(key, ()),
+                             augassigns.get(key, ()), decorated.get(key, ()))
+                for key in {*calls, *mutations, *augassigns, *decorated}}
 
     def _local_bindings(self, module: str, scope: str) -> dict[str, list[BindingFact]]:
         key = (module, scope)
