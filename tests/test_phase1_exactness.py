@@ -382,7 +382,32 @@ def test_wide_and_tall_expressions_keep_exact_spans_through_the_cache_codec() ->
     assert calls["f"].items[0].span == (1, f_at + 2, 1, f_at + 3)
     assert calls["call"].span == (2, len("tall = ") + 1, 2 + 16_401, 2)
     assert calls["call"].items[-1].span == (2 + 16_400, 5, 2 + 16_400, 6)
+    bindings = {b.name: b.span for b in facts.bindings}
+    assert bindings == {"wide": (1, 1, 1, 5), "tall": (2, 1, 2, 5)}
     decoded = facts_from_data(json.loads(json.dumps(facts_to_data(facts))))
     assert decoded == facts
     assert {c.func: c.call.span for c in decoded.calls} == {"f": calls["f"].span,
                                                             "call": calls["call"].span}
+    assert {b.name: b.span for b in decoded.bindings} == bindings
+
+
+def test_a_fact_reads_sets_and_prints_its_spans_as_tuples() -> None:
+    """Facts keep spans packed; rules see tuples, wide or not."""
+    import copy
+    import pickle
+
+    from lintkit.core.facts import BindingFact, FunctionFact
+
+    wide = (70_000, 20_000, 70_000, 20_001)  # too wide to pack: kept as given
+    binding = BindingFact("x", "", (3, 1, 3, 2), "assign", None, None, "import")
+    assert binding.span == (3, 1, 3, 2) and type(binding.span) is tuple
+    binding.span = wide
+    assert binding.span == wide
+    assert repr(binding).startswith("BindingFact(name='x', scope='', span=(70000, 20000,")
+    function = FunctionFact("f", "f", "", (1, 5, 1, 6), (1, 1, 1, 9), (), (), None, None,
+                            False, "import")
+    assert (function.span, function.header) == ((1, 5, 1, 6), (1, 1, 1, 9))
+    assert function != FunctionFact("f", "f", "", (1, 5, 1, 6), (1, 1, 2, 9), (), (), None,
+                                    None, False, "import")
+    for twin in (copy.deepcopy(function), pickle.loads(pickle.dumps(function))):
+        assert twin == function and twin.header == (1, 1, 1, 9)
