@@ -444,7 +444,10 @@ class _ModuleCheck:
         return self.rule.diagnostic(self.info.path, span, message, scope=scope, fix=fix)
 
     def _callee(self, func: Expr | None, scope: str) -> str | None:
-        ref = func.ref if func is not None else None
+        return self._symbol(func.ref if func is not None else None, scope)
+
+    def _symbol(self, ref: str | None, scope: str) -> str | None:
+        """What the dotted name ``ref`` means in ``scope``; builtins as ``builtins.X``."""
         if ref is None:
             return None
         symbol = self.index.resolve(self.info.name, ref, scope)
@@ -497,7 +500,7 @@ class _ModuleCheck:
     # --- calls --------------------------------------------------------------------------------
 
     def _call(self, call: CallFact) -> Iterator[Diagnostic]:
-        symbol = self._callee(call.callee, call.scope)
+        symbol = self._symbol(call.func, call.scope)
         names = self.names
         if symbol is None or symbol not in names.interesting:
             return  # most calls: their arguments are never built (see CallFact)

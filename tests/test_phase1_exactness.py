@@ -374,7 +374,7 @@ def test_wide_and_tall_expressions_keep_exact_spans_through_the_cache_codec() ->
 
     padding = " " * 17_000
     tall = "\n".join(["tall = call(", *(["    1,"] * 16_400), ")"])
-    source = f"wide = ({padding}f(x))\n{tall}\n".encode()
+    source = f"wide = ({padding}f(x))\n{tall}\n({padding}g(x))\n".encode()
     facts = extract("m.py", source, False)
     calls = {c.func: c.call for c in facts.calls}
     f_at = len("wide = (") + len(padding) + 1  # columns count from 1
@@ -386,8 +386,11 @@ def test_wide_and_tall_expressions_keep_exact_spans_through_the_cache_codec() ->
     assert bindings == {"wide": (1, 1, 1, 5), "tall": (2, 1, 2, 5)}
     decoded = facts_from_data(json.loads(json.dumps(facts_to_data(facts))))
     assert decoded == facts
-    assert {c.func: c.call.span for c in decoded.calls} == {"f": calls["f"].span,
-                                                            "call": calls["call"].span}
+    assert {c.func: c.call.span for c in decoded.calls} == {
+        "f": calls["f"].span, "call": calls["call"].span, "g": calls["g"].span}
+    g_line, g_at = 2 + 16_402, 1 + len(padding) + 1  # read back from its stored text
+    assert {c.func: c.call.func.span for c in decoded.calls}["g"] == (g_line, g_at,
+                                                                      g_line, g_at + 1)
     assert {b.name: b.span for b in decoded.bindings} == bindings
 
 

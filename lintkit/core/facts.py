@@ -56,7 +56,7 @@ def unpack_span(packed: PackedSpan) -> Span:
     return (line, packed & _MASK, line + lines, end_column)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 10
+FACTS_VERSION = 11
 
 
 class Expr:
@@ -286,34 +286,34 @@ class MutationFact(_Spanned):
 
 
 class CallFact:
-    """A call anywhere in the module. ``call`` is its expression summary (kind ``call``)
-    and ``callee`` that summary's ``func``: the expression called.
+    """A call anywhere in the module. ``call`` is its expression summary (kind ``call``),
+    ``callee`` that summary's ``func`` (the expression called) and ``func`` the callee's
+    dotted name.
 
     A project holds hundreds of thousands of calls (326 000 on the standard library) and a
     rule wants a few of them, picked by what they call. So a CallFact read back from the
-    cache keeps its arguments as the JSON text they were stored as, a tenth of the objects'
-    size, and ``call`` builds the summary from that text each time it is read: an equal
-    object each time, not the same one. Pick calls by ``func``, ``callee``,
-    ``positional_count`` or ``keyword_names`` (always at hand), then read ``call`` for the
-    ones you keep. A call that some other fact holds (an
-    assigned value, a decorator) is built once when the facts are read, and ``call``
-    returns that object.
+    cache keeps its callee's name, its span and its shape, and the rest as the compact text
+    it was stored as; ``call`` (and ``callee``) build their summaries from that text each
+    time they are read: an equal object each time, not the same one. Pick calls by
+    ``func``, ``positional_count`` or ``keyword_names`` (always at hand), then read
+    ``call`` for the ones you keep. A call that some other fact holds (an assigned value,
+    a decorator) is built once when the facts are read, and ``call`` returns that object.
     """
 
-    # Not a dataclass: ``call``, ``callee`` and ``span`` are read from the summary while it
+    # Not a dataclass: ``call``, ``func`` and ``span`` are read from the summary while it
     # is an Expr (phase 1 sets spans after making the fact) and from the slots once stored.
     # A stored fact refers to its file's list of calls, where the indexes of the calls
     # nested in its arguments point (a reference cycle per file, freed with the file).
-    __slots__ = ("_body", "_callee", "_span", "_siblings", "scope", "when", "guard")
+    __slots__ = ("_body", "_func", "_span", "_siblings", "scope", "when", "guard")
 
     _body: Expr | str
-    _callee: Expr | None
+    _func: str | None
     _span: PackedSpan
     _siblings: list[CallFact] | None
 
     def __init__(self, call: Expr, scope: str, when: When, guard: str | None = None) -> None:
         self._body = call
-        self._callee = None
+        self._func = None
         self._span = 0
         self._siblings = None
         self.scope = scope
@@ -321,14 +321,13 @@ class CallFact:
         self.guard = guard
 
     @classmethod
-    def stored(cls, callee: Expr | None, span: PackedSpan, arguments: str,
-               siblings: list[CallFact], scope: str, when: When,
-               guard: str | None = None) -> CallFact:
-        """A call as read back from its JSON: ``arguments`` is the text the encoder wrote
-        (see the codec below), whose call indexes point into ``siblings``."""
+    def stored(cls, func: str | None, span: PackedSpan, text: str, siblings: list[CallFact],
+               scope: str, when: When, guard: str | None = None) -> CallFact:
+        """A call as read back from its JSON: ``text`` is what the encoder wrote (see the
+        codec below), whose call indexes point into ``siblings``."""
         fact = object.__new__(cls)
-        fact._body = arguments
-        fact._callee = callee
+        fact._body = text
+        fact._func = func
         fact._span = span
         fact._siblings = siblings
         fact.scope = scope
@@ -341,17 +340,20 @@ class CallFact:
         body = self._body
         if body.__class__ is not str:
             return body  # type: ignore[return-value]
-        return _call_expr(self._span, body, self._callee,  # type: ignore[arg-type]
+        return _call_expr(self._span, body, self._func,  # type: ignore[arg-type]
                           _SiblingDecoder(self._siblings or []).decode)
 
     @property
     def callee(self) -> Expr | None:
-        body = self._body
-        return self._callee if body.__class__ is str else body.func  # type: ignore[union-attr]
+        """The expression called (``call.func``); prefer ``func`` where a name will do."""
+        return self.call.func
 
     @property
     def func(self) -> str | None:
-        callee = self.callee
+        body = self._body
+        if body.__class__ is str:
+            return self._func
+        callee = body.func  # type: ignore[union-attr]
         return callee.ref if callee is not None else None
 
     @property
@@ -361,7 +363,7 @@ class CallFact:
         body = self._body
         if body.__class__ is not str:
             return len(body.items)  # type: ignore[union-attr]
-        return int(body.partition(";")[0]) if body else 0  # type: ignore[union-attr]
+        return int(body.partition(";")[0])  # type: ignore[union-attr]
 
     @property
     def keyword_names(self) -> tuple[str, ...]:
@@ -370,7 +372,7 @@ class CallFact:
         body = self._body
         if body.__class__ is not str:
             return tuple(k for k, _ in body.keywords)  # type: ignore[union-attr]
-        names = body.split(";", 2)[1] if body else ""  # type: ignore[union-attr]
+        names = body.split(";", 2)[1]  # type: ignore[union-attr]
         return tuple(names.split(",")) if names else ()
 
     @property
@@ -484,11 +486,14 @@ class FileFacts:
 # shares it): it is written once, there, and elsewhere as that CallFact's index, so decoding
 # shares it again. A quarter of all summaries are such nested calls.
 #
-# A CallFact is written as [callee, span, arguments, scope, when, guard], where arguments is
-# text of its own (see CallFact): "" for a call without arguments, else the count of
-# positional arguments, ";", the keyword names joined by ",", ";", and JSON of a list of
-# items, keywords, values, text and value (in that order, the likeliest first) without
-# trailing defaults.
+# A CallFact is written as [func, span, text, scope, when, guard]: ``func`` is the callee's
+# dotted name when the callee is a plain name (nearly always) and null otherwise, and
+# ``text`` is four fields joined by ";": the count of positional arguments, the keyword
+# names joined by ",", the callee's packed span when the name and it make the callee (else
+# empty), and JSON of a list of items, keywords, values, text and value (in that order,
+# the likeliest first) without trailing defaults, preceded by the callee when the span
+# field is empty.
+# Only the JSON can hold a ";", and it comes last.
 _EXPR_DEFAULTS: tuple[Any, ...] = ("", None, [], [], [], None)
 _ARGUMENT_DEFAULTS: tuple[Any, ...] = ([], [], [], "", None)
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
@@ -533,11 +538,9 @@ class _ExprEncoder:
         return data
 
     def row(self, fact: CallFact) -> list[Any]:
-        """A CallFact as written: callee, span, arguments (JSON text), scope, when, guard."""
-        callee = fact.callee
-        head = None if callee is None else self.encode(callee)
+        """A CallFact as written: func, span, text, scope, when, guard (see above)."""
         if fact._body.__class__ is str:  # read back and never built: as it was read
-            return [head, fact._span, fact._body, fact.scope, fact.when, fact.guard]
+            return [fact._func, fact._span, fact._body, fact.scope, fact.when, fact.guard]
         call: Expr = fact._body  # type: ignore[assignment]
         encode = self.encode
         arguments = [
@@ -551,23 +554,28 @@ class _ExprEncoder:
         while end and arguments[end - 1] == _ARGUMENT_DEFAULTS[end - 1]:
             end -= 1
         del arguments[end:]
-        text = ""
-        if arguments:
-            # The shape first, so that positional_count and keyword_names need no decoding.
-            names = ",".join(k for k, _ in call.keywords)
-            text = f"{len(call.items)};{names};{_dumps(arguments)}"
-        return [head, call._span, text, fact.scope, fact.when, fact.guard]
+        callee = call.func
+        func = callee.ref if callee is not None else None
+        if (func is not None and callee.__class__ is Expr and callee.value is None
+                and callee._span.__class__ is int):
+            at = str(callee._span)  # the callee is rebuilt from its name and this alone
+        else:
+            at = ""
+            arguments.insert(0, None if callee is None else encode(callee))
+        names = ",".join(k for k, _ in call.keywords)
+        data = _dumps(arguments) if arguments else ""
+        return [func, call._span, f"{len(call.items)};{names};{at};{data}", fact.scope,
+                fact.when, fact.guard]
 
 
 class _ExprDecoder:
     """Reads a file's expressions; an index reads (once) the summary of that CallFact."""
 
-    __slots__ = ("raw_calls", "shared", "callees")
+    __slots__ = ("raw_calls", "shared")
 
     def __init__(self, raw_calls: list[list[Any]]) -> None:
         self.raw_calls = raw_calls
         self.shared: dict[int, Expr] = {}
-        self.callees: list[Any] = [_UNREAD] * len(raw_calls)
 
     def decode(self, d: Encoded) -> Expr:
         # The hot loop of a warm run (hundreds of thousands of calls): no generator
@@ -594,20 +602,12 @@ class _ExprDecoder:
             None if func is None else decode(func),
         )
 
-    def callee(self, index: int) -> Expr | None:
-        known = self.callees[index]
-        if known is _UNREAD:
-            raw = self.raw_calls[index][0]
-            known = self.callees[index] = None if raw is None else self.decode(raw)
-        return known  # type: ignore[no-any-return]
-
     def shared_call(self, index: int) -> Expr:
         """The summary of the file's call ``index``, built once for every fact that holds it."""
         known = self.shared.get(index)
         if known is None:
             row = self.raw_calls[index]
-            known = self.shared[index] = _call_expr(row[1], row[2], self.callee(index),
-                                                    self.decode)
+            known = self.shared[index] = _call_expr(row[1], row[2], row[0], self.decode)
         return known
 
 
@@ -623,17 +623,18 @@ class _SiblingDecoder(_ExprDecoder):
         return self.siblings[index].call
 
 
-_UNREAD = object()
-
-
-def _call_expr(span: PackedSpan | list[int], arguments: str, callee: Expr | None,
+def _call_expr(span: PackedSpan | list[int], text: str, func: str | None,
                decode: Decode) -> Expr:
-    """A call's summary from its span, its arguments' JSON text and its callee."""
-    if not arguments:
-        return Expr("call", span, func=callee)
-    data = json.loads(arguments.split(";", 2)[2])
+    """A call's summary from its span, its stored text and its callee's name."""
+    _, _, at, rest = text.split(";", 3)
+    data = json.loads(rest) if rest else []
+    if at:
+        callee: Expr | None = Expr("ref", int(at), func)  # type: ignore[arg-type]
+    else:
+        head = data.pop(0)
+        callee = None if head is None else decode(head)
     size = len(data)
-    items = data[0]
+    items = data[0] if size else None
     keywords = data[1] if size > 1 else None
     values = data[2] if size > 2 else None
     return Expr(
@@ -748,13 +749,12 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
     raw_calls = data["calls"]
     decoder = _ExprDecoder(raw_calls)
     expr = decoder.decode
-    callee = decoder.callee
     calls = facts.calls
     stored = CallFact.stored
-    for i, r in enumerate(raw_calls):
+    for r in raw_calls:
         span = r[1]
-        calls.append(stored(callee(i), span if span.__class__ is int else tuple(span), r[2],
-                            calls, intern(r[3]), intern(r[4]), _opt_intern(r[5])))
+        calls.append(stored(_opt_intern(r[0]), span if span.__class__ is int else tuple(span),
+                            r[2], calls, intern(r[3]), intern(r[4]), _opt_intern(r[5])))
     for name, decode in _LISTS:
         setattr(facts, name, [decode(r, expr) for r in data[name]])
     # Calls that other facts hold (an assigned value, a decorator) were built for them:

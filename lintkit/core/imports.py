@@ -187,14 +187,14 @@ class ImportGraph:
                 self._add_statement(info, imp)
             callees = self._import_callees(info)
             for call in info.facts.calls:
-                func = call.callee
-                if func is None or func.kind != "ref":
+                func = call.func
+                if func is None:
                     continue
                 # Most calls are not imports: compare the callee's last name before resolving.
-                if func.text.rpartition(".")[2] in callees:
+                if func.rpartition(".")[2] in callees:
                     self._add_dynamic(info, call, call.when)
                 if call.when == "import":
-                    self._follow_call(info, func.text, call.scope, call.span[0])
+                    self._follow_call(info, func, call.scope, call.span[0])
             self._add_lazy_maps(info)
             self._add_decorated(info)
         for edges in self._out.values():
