@@ -50,36 +50,43 @@ class LazyExport:
     span: tuple[int, int, int, int]
 
 
-_NO_NAMES: Mapping[str, list[Any]] = MappingProxyType({})
+_NO_NAMES: Mapping[str, Any] = MappingProxyType({})
 
 
 class _Scope:
     """The names one scope defines, by kind. A kind's table is made with its first name:
     most scopes define names of one or two kinds, and the standard library has 45 000
-    scopes, whose empty tables took 13 MB."""
+    scopes, whose empty tables took 13 MB. A class or function name keeps its first
+    definition, the one name resolution reads; an import or binding name keeps a tuple of
+    all of them (a list per name took 20 MB over 210 000 names)."""
 
     __slots__ = ("classes", "functions", "imports", "bindings", "star_imports")
 
-    classes: Mapping[str, list[ClassFact]]
-    functions: Mapping[str, list[FunctionFact]]
-    imports: Mapping[str, list[tuple[ImportFact, str, str | None]]]
-    bindings: Mapping[str, list[BindingFact]]
+    classes: Mapping[str, ClassFact]
+    functions: Mapping[str, FunctionFact]
+    imports: Mapping[str, tuple[tuple[ImportFact, str, str | None], ...]]
+    bindings: Mapping[str, tuple[BindingFact, ...]]
     star_imports: Sequence[ImportFact]
 
     def __init__(self) -> None:
         self.classes = self.functions = self.imports = self.bindings = _NO_NAMES
         self.star_imports = ()
 
-    def add(self, kind: str, name: str, entry: Any) -> None:
+    def _table(self, kind: str) -> dict[str, Any]:
         table = getattr(self, kind)
         if table is _NO_NAMES:
             table = {}
             setattr(self, kind, table)
-        entries = table.get(name)
-        if entries is None:
-            table[name] = [entry]
-        else:
-            entries.append(entry)
+        return table  # type: ignore[no-any-return]
+
+    def add_first(self, kind: str, name: str, entry: Any) -> None:
+        self._table(kind).setdefault(name, entry)
+
+    def add(self, kind: str, name: str, entry: Any) -> None:
+        table = self._table(kind)
+        # Rebuilding the tuple is quadratic in the bindings of one name in one scope,
+        # which are few.
+        table[name] = (*table.get(name, ()), entry)
 
     def add_star_import(self, imp: ImportFact) -> None:
         self.star_imports = (*self.star_imports, imp)
@@ -140,11 +147,11 @@ class ProjectIndex:
         module, facts = info.name, info.facts
         owns_module = self.modules.get(module) is info
         for cls in facts.classes:
-            self._scope(module, cls.scope).add("classes", cls.name, cls)
+            self._scope(module, cls.scope).add_first("classes", cls.name, cls)
             if owns_module:
                 self.classes.setdefault(f"{module}.{cls.qualname}", (info, cls))
         for fn in facts.functions:
-            self._scope(module, fn.scope).add("functions", fn.name, fn)
+            self._scope(module, fn.scope).add_first("functions", fn.name, fn)
             self._function_qualnames[module].add(fn.qualname)
             if owns_module:
                 self.functions.setdefault(f"{module}.{fn.qualname}", (info, fn))
@@ -270,11 +277,11 @@ class ProjectIndex:
             return None
         prefix = f"{module}.{scope}." if scope else f"{module}."
         candidates: list[str] = []
-        if name in table.classes:
-            cls = table.classes[name][0]
+        cls = table.classes.get(name)
+        if cls is not None:
             candidates.append(f"{module}.{cls.qualname}")
-        if name in table.functions:
-            fn = table.functions[name][0]
+        fn = table.functions.get(name)
+        if fn is not None:
             candidates.append(f"{module}.{fn.qualname}")
         for imp, imported, asname in table.imports.get(name, ()):
             info = self.modules[module]
