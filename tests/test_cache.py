@@ -149,6 +149,26 @@ def test_a_damaged_or_foreign_entry_is_rebuilt_never_trusted(tmp_path: Path, dam
     assert _run(tmp_path).parsed == [], "the entry was not rebuilt"
 
 
+def test_damage_inside_a_calls_stored_text_is_caught_when_the_entry_is_read(
+        tmp_path: Path) -> None:
+    """A call's arguments stay text until a rule reads them, so damage that still parses
+    as JSON would surface in a rule, as a crash: the entry's checksum catches it first."""
+    make_project(tmp_path)
+    (tmp_path / "src/pkg/calls.py").write_text("print(len([1, 2]), sep='')\n", "utf-8")
+    paths = [*PATHS, "src/pkg/calls.py"]
+    options = Phase1Options(cache_dir=tmp_path / ".lion-lint-cache", jobs=1)
+    cold = run_phase1(tmp_path, paths, {}, options)
+    entry = FactsCache(tmp_path / ".lion-lint-cache", tmp_path,
+                       cache_salt(lintkit.__version__, phase1.FACTS_VERSION, {})).entry_path("src/pkg/calls.py")
+    text = entry.read_text("utf-8")
+    damaged = text.replace(";[[", ";[[[", 1)  # the JSON inside print's stored text breaks
+    assert damaged != text and json.loads(damaged)  # the entry as a whole still parses
+    entry.write_text(damaged, "utf-8")
+    again = run_phase1(tmp_path, paths, {}, options)
+    assert again.parsed == ["src/pkg/calls.py"]
+    assert [c.call for c in again.facts[-1].calls] == [c.call for c in cold.facts[-1].calls]
+
+
 def test_a_cache_that_cannot_be_written_costs_speed_not_results(tmp_path: Path) -> None:
     make_project(tmp_path)
     blocked = tmp_path / "blocked"

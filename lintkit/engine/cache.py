@@ -31,6 +31,7 @@ import os
 import shutil
 import sys
 import tempfile
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,11 @@ def cache_salt(lion_lint_version: str, facts_version: int,
     }
 
 
+#: Ends an entry, before the CRC-32 of its facts' JSON. Only this can hold it unescaped: in
+#: the facts every quote of a string value is escaped.
+_CHECK = b',"check":'
+
+
 class FactsCache:
     """Phase-1 results of one project's files under one salt."""
 
@@ -103,14 +109,23 @@ class FactsCache:
         return self.entries / name[:2] / f"{name}.json"
 
     def load(self, path: str, digest: str) -> dict[str, Any] | None:
-        """The facts data cached for ``path`` with content hash ``digest``, or None."""
+        """The facts data cached for ``path`` with content hash ``digest``, or None.
+
+        The entry must start with this salt, path and hash, exactly as ``encode`` writes
+        them, and its facts must match their checksum: facts are read lazily in part (a
+        call's arguments stay text until a rule reads them), so damage that still parses
+        as JSON must be caught here, where a miss costs a parse, not in a rule."""
+        header = self._header(path, digest).encode()
         try:
             raw = self.entry_path(path).read_bytes()
-            entry = json.loads(raw)
-            if (entry["salt"] == self.salt and entry["path"] == path
-                    and entry["hash"] == digest and isinstance(entry["facts"], dict)
-                    and entry["facts"].get("path") == path):
-                facts: dict[str, Any] = entry["facts"]
+            cut = raw.rfind(_CHECK, len(header))
+            if not raw.startswith(header) or cut < 0 or not raw.endswith(b"}"):
+                return None
+            body = raw[len(header):cut]
+            if int(raw[cut + len(_CHECK):-1]) != zlib.crc32(body):
+                return None
+            facts = json.loads(body)
+            if isinstance(facts, dict) and facts.get("path") == path:
                 return facts
         except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
             pass  # absent, truncated, corrupt or foreign: a miss
@@ -127,8 +142,10 @@ class FactsCache:
             return False
 
     def encode(self, path: str, digest: str, facts_json: str) -> str:
-        """An entry's text around facts already encoded as JSON (workers encode them once)."""
-        return f"{self._header(path, digest)}{facts_json}}}"
+        """An entry's text around facts already encoded as JSON (workers encode them once),
+        ending with the checksum of their bytes as written (UTF-8)."""
+        check = zlib.crc32(facts_json.encode("utf-8"))
+        return f"{self._header(path, digest)}{facts_json}{_CHECK.decode()}{check}}}"
 
     def _header(self, path: str, digest: str) -> str:
         fields = json.dumps({"salt": self.salt, "path": path, "hash": digest},
