@@ -288,6 +288,31 @@ def test_a_read_back_call_builds_its_arguments_only_when_read() -> None:
         assert twin == log and twin.call == log.call
 
 
+def test_read_back_facts_hold_no_reference_cycles() -> None:
+    """The engine runs with the cyclic collector paused: facts must go when dropped."""
+    import gc
+    import weakref
+
+    from lintkit.core.facts import facts_from_data
+
+    data = json.loads(json.dumps(facts_to_data(extract("m.py", LAZY.encode(), False))))
+    decoded = facts_from_data(data)
+    log = next(c for c in decoded.calls if c.func == "log")
+    gone = weakref.ref(decoded.calls)
+    built = log.call  # while its file's facts live, nested calls are built from them
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del decoded
+        assert gone() is None, "the file's calls outlived their facts: a reference cycle"
+    finally:
+        if enabled:
+            gc.enable()
+    with pytest.raises(ReferenceError, match="read `call` while the FileFacts"):
+        log.call  # noqa: B018  # its first argument is a call of that gone file
+    assert built.items[0].func.ref == "first"
+
+
 def test_a_call_another_fact_holds_is_built_once_when_read() -> None:
     from lintkit.core.facts import facts_from_data
 

@@ -18,6 +18,7 @@ Conventions shared by every fact:
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field, fields
 from sys import intern
@@ -56,7 +57,7 @@ def unpack_span(packed: PackedSpan) -> Span:
     return (line, packed & _MASK, line + lines, end_column)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 11
+FACTS_VERSION = 12
 
 
 class Expr:
@@ -302,14 +303,15 @@ class CallFact:
 
     # Not a dataclass: ``call``, ``func`` and ``span`` are read from the summary while it
     # is an Expr (phase 1 sets spans after making the fact) and from the slots once stored.
-    # A stored fact refers to its file's list of calls, where the indexes of the calls
-    # nested in its arguments point (a reference cycle per file, freed with the file).
+    # A stored fact reaches its file's list of calls, where the indexes of the calls nested
+    # in its arguments point, through a weak reference: facts hold no reference cycles, so
+    # they are freed as soon as they are dropped, with the cyclic collector paused.
     __slots__ = ("_body", "_func", "_span", "_siblings", "scope", "when", "guard")
 
     _body: Expr | str
     _func: str | None
     _span: PackedSpan
-    _siblings: list[CallFact] | None
+    _siblings: weakref.ref[list[CallFact]] | None
 
     def __init__(self, call: Expr, scope: str, when: When, guard: str | None = None) -> None:
         self._body = call
@@ -321,8 +323,9 @@ class CallFact:
         self.guard = guard
 
     @classmethod
-    def stored(cls, func: str | None, span: PackedSpan, text: str, siblings: list[CallFact],
-               scope: str, when: When, guard: str | None = None) -> CallFact:
+    def stored(cls, func: str | None, span: PackedSpan, text: str,
+               siblings: weakref.ref[list[CallFact]], scope: str, when: When,
+               guard: str | None = None) -> CallFact:
         """A call as read back from its JSON: ``text`` is what the encoder wrote (see the
         codec below), whose call indexes point into ``siblings``."""
         fact = object.__new__(cls)
@@ -341,7 +344,7 @@ class CallFact:
         if body.__class__ is not str:
             return body  # type: ignore[return-value]
         return _call_expr(self._span, body, self._func,  # type: ignore[arg-type]
-                          _SiblingDecoder(self._siblings or []).decode)
+                          _SiblingDecoder(self._siblings).decode)
 
     @property
     def callee(self) -> Expr | None:
@@ -388,9 +391,19 @@ class CallFact:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy or a pickle is built: it needs no file to read its text against.
+        return (CallFact, (self.call, self.scope, self.when, self.guard))
+
     def __repr__(self) -> str:
         return (f"CallFact(call={self.call!r}, scope={self.scope!r}, when={self.when!r}, "
                 f"guard={self.guard!r})")
+
+
+class _CallList(list):  # type: ignore[type-arg]
+    """A file's calls as read back: a list that its stored calls can refer to weakly."""
+
+    __slots__ = ("__weakref__",)
 
 
 @_spans_packed
@@ -616,11 +629,17 @@ class _SiblingDecoder(_ExprDecoder):
 
     __slots__ = ("siblings",)
 
-    def __init__(self, siblings: list[CallFact]) -> None:
+    def __init__(self, siblings: weakref.ref[list[CallFact]] | None) -> None:
         self.siblings = siblings
 
     def shared_call(self, index: int) -> Expr:
-        return self.siblings[index].call
+        calls = self.siblings() if self.siblings is not None else None
+        if calls is None:
+            raise ReferenceError(
+                "this call was read back from the cache and its arguments hold other calls, "
+                "which are built from its file's facts; those are gone: read `call` while "
+                "the FileFacts it came from is alive")
+        return calls[index].call  # type: ignore[no-any-return]
 
 
 def _call_expr(span: PackedSpan | list[int], text: str, func: str | None,
@@ -749,12 +768,13 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
     raw_calls = data["calls"]
     decoder = _ExprDecoder(raw_calls)
     expr = decoder.decode
-    calls = facts.calls
+    calls = facts.calls = _CallList()
+    siblings = weakref.ref(calls)
     stored = CallFact.stored
     for r in raw_calls:
         span = r[1]
         calls.append(stored(_opt_intern(r[0]), span if span.__class__ is int else tuple(span),
-                            r[2], calls, intern(r[3]), intern(r[4]), _opt_intern(r[5])))
+                            r[2], siblings, intern(r[3]), intern(r[4]), _opt_intern(r[5])))
     for name, decode in _LISTS:
         setattr(facts, name, [decode(r, expr) for r in data[name]])
     # Calls that other facts hold (an assigned value, a decorator) were built for them:
