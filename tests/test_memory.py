@@ -66,3 +66,16 @@ def test_a_worker_hands_freed_memory_back_to_the_system() -> None:
                             text=True, check=True).stdout
     before, after = map(int, output.split())
     assert before - after > 80  # MB: of the 160 MB allocated, 140 MB were freed
+
+
+def test_the_parsers_freed_memory_is_handed_back_before_facts_are_taken() -> None:
+    """LibCST's parser frees its native working memory once the tree is built; phase 1
+    hands it back then (for large files), so the facts do not pile on top of its peak."""
+    from lintkit.parsing.extract import extract
+
+    seen: list[int] = []
+    facts = extract("m.py", b"def f():\n    return g(1)\n", False,
+                    after_parse=lambda: seen.append(len(seen)))
+    assert seen == [0] and [c.func for c in facts.calls] == ["g"]
+    broken = extract("m.py", b"def f(:\n", False, after_parse=lambda: seen.append(len(seen)))
+    assert broken.error is not None and seen == [0]  # no tree, nothing to hand back

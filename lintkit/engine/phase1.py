@@ -446,8 +446,13 @@ def _extract_each(root: Path, batch: Sequence[_Work],
 def _extract_json(path: str, source: bytes) -> str:
     from lintkit.parsing.extract import extract
 
-    return json.dumps(facts_to_data(extract(path, source, path.endswith("__init__.py"))),
-                      separators=(",", ":"))
+    # LibCST's parser works in native memory that it frees when the tree is built, and
+    # glibc keeps those pages, so what Python then allocates for the facts comes on top of
+    # the parser's peak: handing them back first took the worker that parses the standard
+    # library's largest module from 281 MB to 162 MB.
+    after_parse = release_free_memory if len(source) >= _RELEASE_MIN_BYTES else None
+    facts = extract(path, source, path.endswith("__init__.py"), after_parse)
+    return json.dumps(facts_to_data(facts), separators=(",", ":"))
 
 
 @contextmanager

@@ -9,6 +9,7 @@ costs a small fraction of it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -630,24 +631,29 @@ def _guard_name(test: cst.BaseExpression, param: str) -> str | None:
     return None
 
 
-def extract(path: str, source: bytes, is_package: bool) -> FileFacts:
-    """Parse ``source`` with LibCST and return its facts (a parse error becomes ``error``)."""
+def extract(path: str, source: bytes, is_package: bool,
+            after_parse: Callable[[], None] | None = None) -> FileFacts:
+    """Parse ``source`` with LibCST and return its facts (a parse error becomes ``error``).
+
+    ``after_parse`` runs once the tree is built, before the facts are taken from it (the
+    engine hands the parser's freed memory back to the system there)."""
     refused = refusal(source)
     if refused is not None:
         return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                          error=refused)
     try:
-        return _extract(path, source, is_package)
+        return _extract(path, source, is_package, after_parse)
     except RecursionError:
         pass  # a legal but deep tree (a long implicit string concatenation): more stack
     try:
-        return with_deep_stack(_extract, path, source, is_package)
+        return with_deep_stack(_extract, path, source, is_package, after_parse)
     except RecursionError:
         return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                          error=ParseError(1, 1, "cannot analyse: nesting too deep"))
 
 
-def _extract(path: str, source: bytes, is_package: bool) -> FileFacts:
+def _extract(path: str, source: bytes, is_package: bool,
+             after_parse: Callable[[], None] | None = None) -> FileFacts:
     facts = FileFacts(path=path, is_package=is_package)
     facts.line_count = line_count(source)
     try:
@@ -661,6 +667,8 @@ def _extract(path: str, source: bytes, is_package: bool) -> FileFacts:
     except (LookupError, SyntaxError, ValueError) as error:
         facts.error = ParseError(1, 1, f"cannot decode: {_first_line(str(error))}")
         return facts
+    if after_parse is not None:
+        after_parse()
     extractor = _Extractor(facts)
     extractor.block(module.body, _Ctx())
     extractor.resolve_positions(module)
