@@ -181,6 +181,16 @@ class _Spanned:
 
     __slots__ = ()
 
+    _span: PackedSpan
+    _header: PackedSpan
+
+    def __post_init__(self, span: Span | PackedSpan,
+                      header: Span | PackedSpan | None = None) -> None:
+        # dataclass passes the InitVars: span, and header for the facts that have one.
+        self._span = _packed(span)
+        if header is not None:
+            self._header = _packed(header)
+
     def __repr__(self) -> str:
         parts = []
         for item in fields(self):  # type: ignore[arg-type]
@@ -237,9 +247,6 @@ class ImportFact(_Spanned):
     when: When
     guard: str | None = None
 
-    def __post_init__(self, span: Span | PackedSpan) -> None:
-        self._span = _packed(span)
-
 
 @_spans_packed
 @dataclass(slots=True, repr=False)
@@ -260,9 +267,6 @@ class BindingFact(_Spanned):
     when: When
     guard: str | None = None
 
-    def __post_init__(self, span: Span | PackedSpan) -> None:
-        self._span = _packed(span)
-
 
 @_spans_packed
 @dataclass(slots=True, repr=False)
@@ -281,9 +285,6 @@ class MutationFact(_Spanned):
     _span: PackedSpan = field(init=False, repr=False)
     scope: str
     when: When
-
-    def __post_init__(self, span: Span | PackedSpan) -> None:
-        self._span = _packed(span)
 
 
 class CallFact:
@@ -427,10 +428,6 @@ class FunctionFact(_Spanned):
     global_names: tuple[str, ...] = ()
     returns: tuple[Expr, ...] = ()
 
-    def __post_init__(self, span: Span | PackedSpan, header: Span | PackedSpan) -> None:
-        self._span = _packed(span)
-        self._header = _packed(header)
-
 
 @_spans_packed
 @dataclass(slots=True, repr=False)
@@ -448,10 +445,6 @@ class ClassFact(_Spanned):
     keywords: tuple[tuple[str, Expr], ...]
     decorators: tuple[Expr, ...]
     when: When
-
-    def __post_init__(self, span: Span | PackedSpan, header: Span | PackedSpan) -> None:
-        self._span = _packed(span)
-        self._header = _packed(header)
 
 
 @dataclass(slots=True)
@@ -772,9 +765,8 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
     siblings = weakref.ref(calls)
     stored = CallFact.stored
     for r in raw_calls:
-        span = r[1]
-        calls.append(stored(_opt_intern(r[0]), span if span.__class__ is int else tuple(span),
-                            r[2], siblings, intern(r[3]), intern(r[4]), _opt_intern(r[5])))
+        calls.append(stored(_opt_intern(r[0]), _packed(r[1]), r[2], siblings, intern(r[3]),
+                            intern(r[4]), _opt_intern(r[5])))
     for name, decode in _LISTS:
         setattr(facts, name, [decode(r, expr) for r in data[name]])
     # Calls that other facts hold (an assigned value, a decorator) were built for them:
