@@ -127,7 +127,7 @@ class FactsCache:
             facts = json.loads(body)
             if isinstance(facts, dict) and facts.get("path") == path:
                 return facts
-        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        except (OSError, ValueError, RecursionError):
             pass  # absent, truncated, corrupt or foreign: a miss
         return None
 
