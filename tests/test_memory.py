@@ -8,6 +8,7 @@ of cycles behind in phase 2.
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from lintkit.cli.compose import compose
-from lintkit.engine.phase1 import _malloc_trim
+from lintkit.engine.phase1 import _libc_function, _malloc_trim
 from lintkit.engine.run import RunOptions, lint_paths
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "lionish"
@@ -79,3 +80,45 @@ def test_the_parsers_freed_memory_is_handed_back_before_facts_are_taken() -> Non
     assert seen == [0] and [c.func for c in facts.calls] == ["g"]
     broken = extract("m.py", b"def f(:\n", False, after_parse=lambda: seen.append(len(seen)))
     assert broken.error is not None and seen == [0]  # no tree, nothing to hand back
+
+
+# Phase 1 through the worker pool, then the number of arenas glibc's malloc_stats reports.
+_POOL_RUN = """
+import ctypes, os, sys
+from pathlib import Path
+from lintkit.engine.phase1 import Phase1Options, run_phase1
+
+root = Path(sys.argv[1])
+paths = sorted(p.name for p in root.glob("*.py"))
+result = run_phase1(root, paths, {}, Phase1Options(jobs=2))
+assert result.workers == 2 and all(f.error is None for f in result.facts)
+read, write = os.pipe()
+os.dup2(write, 2)
+ctypes.CDLL(None).malloc_stats()
+os.close(2)
+os.close(write)
+print(os.read(read, 1 << 16).decode().count("Arena "))
+"""
+
+
+def _arenas_after_a_pool_run(project: Path, **env: str) -> int:
+    for number in range(12):
+        body = "".join(f"def f{number}_{i}(x):\n    return g(x, {i}) + h(x)\n\n"
+                       for i in range(300))
+        (project / f"m{number}.py").write_text(body)
+    environment = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    output = subprocess.run([sys.executable, "-c", _POOL_RUN, str(project)], check=True,
+                            capture_output=True, text=True, env={**environment, **env}).stdout
+    return int(output)
+
+
+@pytest.mark.skipif(_libc_function("malloc_stats") is None, reason="glibc's arenas only")
+def test_the_pools_results_are_received_into_the_main_arena(tmp_path: Path) -> None:
+    """The pool's receiving thread would get an arena of its own, whose freed top glibc
+    never hands back (45 MB of the standard library's cold run)."""
+    assert _arenas_after_a_pool_run(tmp_path) == 1
+
+
+@pytest.mark.skipif(_libc_function("malloc_stats") is None, reason="glibc's arenas only")
+def test_a_malloc_arena_max_in_the_environment_is_left_alone(tmp_path: Path) -> None:
+    assert _arenas_after_a_pool_run(tmp_path, MALLOC_ARENA_MAX="4") > 1
