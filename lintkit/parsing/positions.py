@@ -2,13 +2,13 @@
 
 LibCST's ``PositionProvider`` records a ``CodeRange`` for every node of the tree, which costs
 about twice the parse itself. We need positions for the few hundred nodes a file's facts
-mention. This state lets LibCST regenerate the code into one list that holds every token
-and, as markers, every node where its code starts and ends; the hooks LibCST calls per token
-and per node are that list's own ``append``, so the pass runs no Python code of ours per
-token or per node. Afterwards the markers of the wanted nodes are looked up, their offsets
-summed from the token lengths, and turned into lines and columns. It relies on LibCST's
-``CodegenState`` hooks (the same ones the position providers use); the supported libcst
-range is pinned in ``pyproject.toml``.
+mention. This state lets LibCST regenerate the code into one list of its tokens: the hook
+LibCST calls per token is that list's own ``append``, so the pass runs no Python code of
+ours per token, and the hooks it calls per node only note the list's length where a wanted
+node's code starts and ends. Afterwards those token counts are turned into offsets, and
+the offsets into lines and columns. It relies on LibCST's ``CodegenState`` hooks (the same
+ones the position providers use); the supported libcst range is pinned in
+``pyproject.toml``.
 
 Lines are counted at ``\\n`` and columns in code points, 1-based. A statement's span is its
 syntactic range: it excludes the leading comments and blank lines that belong to it.
