@@ -264,7 +264,7 @@ def test_a_package_imported_from_elsewhere_is_not_silently_reused(tmp_path: Path
         sys.path.insert(0, {str(elsewhere)!r})
         import tools.lint.calls
         from lintkit.cli.plugins import load_plugins, project_config
-        from lintkit.config.load import ConfigError
+        from lintkit.config.locate import ConfigError
         try:
             load_plugins(project_config(Path({str(project)!r})))
         except ConfigError as error:

@@ -482,7 +482,7 @@ def imports(**kwargs: Any) -> None:
     """What importing MODULE loads (a dotted name or a file), as the LL004 gate sees it."""
     from lintkit.cli.imports_command import ImportsArgs, UsageError, run_imports
     from lintkit.config.locate import ConfigError
-    from lintkit.engine.run import InternalError
+    from lintkit.engine.projects import InternalError
 
     args = ImportsArgs(**kwargs)
     if args.config_file is not None and not args.config_file.is_file():

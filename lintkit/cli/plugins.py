@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from lintkit.config.load import ConfigError, LoadedConfig
+from lintkit.config.load import LoadedConfig
+from lintkit.config.locate import ConfigError
 from lintkit.config.model import Settings
 from lintkit.core.rule import Rule, rule_definition_problems
 
@@ -175,7 +176,8 @@ def _check_unique(loaded: list[tuple[str, type[Rule]]], taken: Sequence[type[Rul
 def project_config(start: Path, config_file: Path | None = None) -> LoadedConfig:
     """The configuration of the project ``start`` lies in (``--config`` wins), read before
     its plugins are known, so any key is accepted here (``check`` validates every key)."""
-    from lintkit.config.load import find_project_root, load_config, read_tool_table
+    from lintkit.config.load import load_config
+    from lintkit.config.locate import find_project_root, read_tool_table
 
     if config_file is not None:
         root, path = config_file.resolve().parent, config_file.resolve()

@@ -1,4 +1,8 @@
-"""Find and read ``[tool.lion-lint]``; turn every problem into one clear ConfigError."""
+"""Validate ``[tool.lion-lint]``; turn every problem into one clear ConfigError.
+
+Finding the project and reading its raw table live in ``lintkit.config.locate``, which
+imports no pydantic.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-# ConfigError, find_project_root and read_tool_table live in locate (no pydantic there);
-# they are imported here too, where callers have always found them.
-from lintkit.config.locate import ConfigError, find_project_root, read_tool_table  # noqa: F401
+from lintkit.config.locate import ConfigError, read_tool_table
 from lintkit.config.model import Settings
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lintkit.config.load import ConfigError, LoadedConfig, describe_validation_error, load_config
+from lintkit.config.load import LoadedConfig, describe_validation_error, load_config
+from lintkit.config.locate import ConfigError
 from lintkit.core.builtin import ENGINE_RULES
 from lintkit.core.diagnostics import Diagnostic, Location
 from lintkit.core.facts import FileFacts
@@ -224,7 +225,7 @@ def lint_paths(paths: Sequence[Path], config_path: Path | None, compose: Compose
 
 def _all_keys_tolerant(config_path: Path | None) -> set[str]:
     """Before plugins are loaded their keys are unknown: accept any key at this stage."""
-    from lintkit.config.load import read_tool_table
+    from lintkit.config.locate import read_tool_table
 
     table = read_tool_table(config_path) if config_path is not None else None
     return set(table or {})
