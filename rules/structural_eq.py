@@ -231,13 +231,11 @@ class StructuralEq(Rule):
                         yield self._assigned_later(index, info, symbol, family[symbol],
                                                    mutation.attr, mutation.span, mutation.scope)
             for call in info.facts.calls:
-                if call.func != "setattr":
-                    continue
-                args = call.call.items
-                if len(args) < 2:
+                if call.func != "setattr" or call.positional_count < 2:
                     continue
                 if index.resolve(info.name, "setattr", call.scope) is not None:
                     continue  # a project-defined or imported setattr, not the builtin
+                args = call.call.items
                 name = args[1].value if args[1].kind == "const" else None
                 symbol = index.resolve_expr(info.name, args[0], call.scope)
                 if name in EQ_METHODS and symbol in family:
