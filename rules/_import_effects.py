@@ -171,7 +171,7 @@ class Effects:
             if self.index.modules.get(info.name) is not info:
                 continue
             for binding in info.facts.bindings:
-                if binding.when == "typing" or binding.value is None:
+                if binding.when == "typing":
                     continue
                 if binding.scope and f"{info.name}.{binding.scope}" not in self.index.classes:
                     continue  # a function's local, not a shared container
@@ -187,8 +187,10 @@ class Effects:
         return found
 
     def _is_container(self, info: ModuleInfo, binding: BindingFact) -> bool:
+        if binding.kind not in ("assign", "annassign"):
+            return False
         value = binding.value
-        if value is None or binding.kind not in ("assign", "annassign"):
+        if value is None:
             return False
         if value.kind in ("list", "dict", "set") or (
                 value.kind == "other" and value.text in _COMPREHENSIONS):
@@ -330,8 +332,9 @@ class Effects:
                 return [Val("instance", klass, owner=member)]  # an enum member: a singleton
             values = []
             for binding in bindings:
-                if binding.value is not None and binding.kind in ("assign", "annassign"):
-                    for val in self.eval(binding.value, info.name, cls.qualname):
+                value = binding.value if binding.kind in ("assign", "annassign") else None
+                if value is not None:
+                    for val in self.eval(value, info.name, cls.qualname):
                         if val.kind == "instance" and val.owner is None:
                             val = Val("instance", val.symbol, owner=member)
                         values.append(val)
@@ -482,8 +485,9 @@ class Effects:
                 return self._classify(symbol)
             values: list[Val] = []
             for binding in self._local_bindings(module, fn.qualname).get(name, ()):
-                if binding.value is not None and binding.kind in ("assign", "annassign", "walrus"):
-                    values.extend(self.eval(binding.value, module, fn.qualname, depth + 1))
+                value = binding.value if binding.kind in ("assign", "annassign", "walrus") else None
+                if value is not None:
+                    values.extend(self.eval(value, module, fn.qualname, depth + 1))
             return values
         symbol = self.index.resolve(module, name, scope)
         if symbol is None:
@@ -535,9 +539,10 @@ class Effects:
             return [found for value in values for found in self._attr(value, attr)]
         values = []
         for binding in self._local_bindings(module, "").get(rest, ()):
-            if binding.value is None or binding.kind not in ("assign", "annassign"):
+            value = binding.value if binding.kind in ("assign", "annassign") else None
+            if value is None:
                 continue
-            for val in self.eval(binding.value, module, "", depth + 1):
+            for val in self.eval(value, module, "", depth + 1):
                 if val.kind == "instance" and val.owner is None:
                     val = Val("instance", val.symbol, owner=symbol)  # a module-level object
                 values.append(val)

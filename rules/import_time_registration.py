@@ -335,9 +335,10 @@ def _descriptor_uses(project: Project, model: Effects, descriptor: str) -> list[
     uses = []
     for info in index.by_path.values():
         for binding in info.facts.bindings:
+            if not binding.scope or f"{info.name}.{binding.scope}" not in index.classes:
+                continue
             value = binding.value
-            if (not binding.scope or value is None or value.kind != "call"
-                    or f"{info.name}.{binding.scope}" not in index.classes):
+            if value is None or value.kind != "call":
                 continue
             for val in model.eval(value.func, info.name, binding.scope):
                 if val.kind == "class" and (val.symbol == descriptor

@@ -427,8 +427,8 @@ class _ModuleCheck:
         self.class_configs = {
             b.value.span: f"{info.name}.{b.scope}.{attribute}"
             for b in info.facts.bindings
-            if b.name == attribute and b.scope in classes and b.value is not None
-            and b.kind in ("assign", "annassign")
+            if b.name == attribute and b.scope in classes and b.kind in ("assign", "annassign")
+            and b.value is not None
         }
         self.covered: set[Span] = set()  # configs already reported as part of a store
 

@@ -244,9 +244,13 @@ def test_a_nested_call_is_its_own_callfacts_summary_in_memory_and_after_json() -
     decoded = facts_from_data(data)
     assert decoded == facts
     again = {c.func: c.call for c in decoded.calls}
-    assert again["outer"].items[0] is again["inner"]
-    assert decoded.bindings[0].value is again["outer"]
+    # A decorator is built when the facts are read, and its call returns that very object.
     assert decoded.functions[0].decorators[0] is again["decorate"]
+    # An assigned value stays text until read (see BindingFact): built at each read, equal
+    # to the call's own summary, and so are the calls nested in it.
+    assert decoded.bindings[0].value == again["outer"] == by_func["outer"]
+    assert decoded.bindings[0].value is not decoded.bindings[0].value
+    assert again["outer"].items[0] == again["inner"] == by_func["inner"]
 
 
 LAZY = '''
@@ -288,6 +292,61 @@ def test_a_read_back_call_builds_its_arguments_only_when_read() -> None:
         assert twin == log and twin.call == log.call
 
 
+BOUND = '''
+LIMIT = 3
+TABLE = {"a": [1, 2], "b": make(size=LIMIT)}
+def f(x):
+    total = outer(inner(x), key=x.y)
+    total += 1
+    a, b = x
+'''
+
+
+def test_a_read_back_binding_builds_its_value_only_when_read() -> None:
+    """A binding read back keeps its value as text; ``value`` builds it at every read,
+    equal to the original, with the calls nested in it equal to their own summaries."""
+    import copy
+    import pickle
+
+    from lintkit.core.facts import facts_from_data
+
+    facts = extract("m.py", BOUND.encode(), False)
+    data = json.loads(json.dumps(facts_to_data(facts)))
+    decoded = facts_from_data(data)
+    assert decoded == facts
+    assert [b.value for b in decoded.bindings] == [b.value for b in facts.bindings]
+    bindings = {b.name: b for b in reversed(decoded.bindings)}  # a name's first binding
+    assert bindings["a"].value is None and bindings["b"].value is None
+    total = bindings["total"]
+    assert total.kind == "assign"
+    assert total.value is not total.value  # built anew at each read: nothing kept
+    calls = {c.func: c.call for c in decoded.calls}
+    assert total.value == calls["outer"]
+    assert total.value.items[0] == calls["inner"]
+    assert bindings["TABLE"].value.values[1] == calls["make"]
+    assert bindings["LIMIT"].value.value == 3
+    # Written again, read-back facts give the very data they were read from.
+    assert facts_to_data(decoded) == data
+    for twin in (copy.deepcopy(total), pickle.loads(pickle.dumps(total))):
+        assert twin == total and twin.value == total.value
+    assert "value=Expr(kind='call'" in repr(total) and "siblings" not in repr(total)
+
+
+def test_a_read_back_value_that_holds_calls_needs_its_file() -> None:
+    """Its nested calls are read from the file's calls: with those gone, reading the value
+    says so rather than returning something else."""
+    from lintkit.core.facts import facts_from_data
+
+    decoded = facts_from_data(json.loads(json.dumps(facts_to_data(
+        extract("m.py", BOUND.encode(), False)))))
+    total = next(b for b in decoded.bindings if b.name == "total")
+    limit = next(b for b in decoded.bindings if b.name == "LIMIT")
+    del decoded
+    with pytest.raises(ReferenceError, match="while the FileFacts it came from is alive"):
+        total.value
+    assert limit.value.value == 3  # holds no call: needs nothing else
+
+
 def test_read_back_facts_hold_no_reference_cycles() -> None:
     """The engine runs with the cyclic collector paused: facts must go when dropped."""
     import gc
@@ -308,7 +367,7 @@ def test_read_back_facts_hold_no_reference_cycles() -> None:
     finally:
         if enabled:
             gc.enable()
-    with pytest.raises(ReferenceError, match="read `call` while the FileFacts"):
+    with pytest.raises(ReferenceError, match="while the FileFacts it came from is alive"):
         log.call  # noqa: B018  # its first argument is a call of that gone file
     assert built.items[0].func.ref == "first"
 
@@ -319,8 +378,11 @@ def test_a_call_another_fact_holds_is_built_once_when_read() -> None:
     facts = extract("m.py", NESTED.encode(), False)
     decoded = facts_from_data(json.loads(json.dumps(facts_to_data(facts))))
     calls = {c.func: c for c in decoded.calls}
-    assert calls["outer"].call is calls["outer"].call is decoded.bindings[0].value
+    assert calls["decorate"].call is calls["decorate"].call
     assert calls["decorate"].call is decoded.functions[0].decorators[0]
+    # An assigned value is not held: it stays text, as the call it is does (see BindingFact).
+    assert calls["outer"].call is not calls["outer"].call
+    assert calls["outer"].call == decoded.bindings[0].value
 
 
 def test_a_call_cut_short_by_the_depth_limit_keeps_its_own_full_summary() -> None:

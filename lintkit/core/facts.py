@@ -57,7 +57,7 @@ def unpack_span(packed: PackedSpan) -> Span:
     return (line, packed & _MASK, line + lines, end_column)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 12
+FACTS_VERSION = 13
 
 
 class Expr:
@@ -194,6 +194,8 @@ class _Spanned:
     def __repr__(self) -> str:
         parts = []
         for item in fields(self):  # type: ignore[arg-type]
+            if not item.compare:  # bookkeeping, not part of the fact
+                continue
             name = item.name.lstrip("_")
             parts.append(f"{name}={getattr(self, name)!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
@@ -249,12 +251,18 @@ class ImportFact(_Spanned):
 
 
 @_spans_packed
-@dataclass(slots=True, repr=False)
+@dataclass(slots=True, repr=False, eq=False)
 class BindingFact(_Spanned):
     """A name bound by an assignment, ``for``, ``with`` or walrus in some scope.
 
     ``value`` is the assigned expression for a single-target assignment (None for tuple
     unpacking, loops and augmented assignments, where ``kind`` tells which).
+
+    Most bindings are a function's locals, which few rules read: a BindingFact read back
+    from the cache keeps its value as the compact text it was stored as, and ``value``
+    builds the summary from it each time it is read (an equal object each time, not the
+    same one). Pick bindings by ``name``, ``scope`` and ``kind`` first, then read
+    ``value`` once for the ones you keep.
     """
 
     name: str
@@ -262,10 +270,72 @@ class BindingFact(_Spanned):
     span: InitVar[Span | PackedSpan]
     _span: PackedSpan = field(init=False, repr=False)
     kind: str
-    value: Expr | None
+    value: InitVar[Expr | None]
+    # An Expr or None; read back: JSON text of it, or the index of the CallFact it is.
+    _value: Expr | str | int | None = field(init=False, repr=False)
+    # Read back: the file's calls, where the indexes in ``_value`` point (see CallFact).
+    _siblings: weakref.ref[list[CallFact]] | None = field(init=False, repr=False,
+                                                         compare=False)
     annotation: Expr | None
     when: When
     guard: str | None = None
+
+    def __post_init__(self, span: Span | PackedSpan,  # type: ignore[override]
+                      value: Expr | None) -> None:
+        self._span = _packed(span)
+        self._value = value
+        self._siblings = None
+
+    @classmethod
+    def stored(cls, name: str, scope: str, span: PackedSpan, kind: str,
+               value: str | int | None, annotation: Expr | None, when: When,
+               guard: str | None, siblings: weakref.ref[list[CallFact]]) -> BindingFact:
+        """A binding as read back from its JSON: ``value`` as the encoder wrote it."""
+        fact = object.__new__(cls)
+        fact.name = name
+        fact.scope = scope
+        fact._span = span
+        fact.kind = kind
+        fact._value = value
+        fact._siblings = siblings
+        fact.annotation = annotation
+        fact.when = when
+        fact.guard = guard
+        return fact
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.name, self.scope, self._span, self.kind, self.value,  # type: ignore[attr-defined]
+                self.annotation, self.when, self.guard)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BindingFact):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy or a pickle is built: it needs no file to read its value against.
+        return (BindingFact, (self.name, self.scope, self._span, self.kind,
+                              self.value, self.annotation, self.when, self.guard))
+
+
+def _get_value(fact: BindingFact) -> Expr | None:
+    value = fact._value
+    if value.__class__ is str:
+        value = json.loads(value)  # type: ignore[arg-type]
+    elif value.__class__ is not int:
+        return value  # type: ignore[return-value]  # an Expr, or None
+    return _SiblingDecoder(fact._siblings).decode(value)  # type: ignore[arg-type]
+
+
+def _set_value(fact: BindingFact, value: Expr | None) -> None:
+    fact._value = value
+
+
+# Made after dataclass, as ``span`` is (see _Spanned): the property would be taken for the
+# constructor's default.
+BindingFact.value = property(_get_value, _set_value)  # type: ignore[assignment,method-assign]
 
 
 @_spans_packed
@@ -298,8 +368,8 @@ class CallFact:
     it was stored as; ``call`` (and ``callee``) build their summaries from that text each
     time they are read: an equal object each time, not the same one. Pick calls by
     ``func``, ``positional_count`` or ``keyword_names`` (always at hand), then read
-    ``call`` for the ones you keep. A call that some other fact holds (an assigned value,
-    a decorator) is built once when the facts are read, and ``call`` returns that object.
+    ``call`` for the ones you keep. A call that some other fact holds (a decorator, a
+    stored value) is built once when the facts are read, and ``call`` returns that object.
     """
 
     # Not a dataclass: ``call``, ``func`` and ``span`` are read from the summary while it
@@ -500,6 +570,10 @@ class FileFacts:
 # the likeliest first) without trailing defaults, preceded by the callee when the span
 # field is empty.
 # Only the JSON can hold a ";", and it comes last.
+#
+# A BindingFact is written as its fields in order, with its value as the JSON text of the
+# value's encoding, or as the index of the CallFact the value is: read back, it stays so
+# until a rule reads it.
 _EXPR_DEFAULTS: tuple[Any, ...] = ("", None, [], [], [], None)
 _ARGUMENT_DEFAULTS: tuple[Any, ...] = ([], [], [], "", None)
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
@@ -573,6 +647,18 @@ class _ExprEncoder:
         return [func, call._span, f"{len(call.items)};{names};{at};{data}", fact.scope,
                 fact.when, fact.guard]
 
+    def binding_row(self, fact: BindingFact) -> list[Any]:
+        """A BindingFact as written: its fields in order, the value as JSON text of its
+        encoding (or the index of the CallFact it is), read only when a rule asks."""
+        value = fact._value
+        if value is not None and value.__class__ is not str and value.__class__ is not int:
+            encoded = self.encode(value)  # type: ignore[arg-type]
+            value = encoded if encoded.__class__ is int else _dumps(encoded)
+        annotation = fact.annotation
+        return [fact.name, fact.scope, fact._span, fact.kind, value,
+                None if annotation is None else self.encode(annotation), fact.when,
+                fact.guard]
+
 
 class _ExprDecoder:
     """Reads a file's expressions; an index reads (once) the summary of that CallFact."""
@@ -629,8 +715,8 @@ class _SiblingDecoder(_ExprDecoder):
         calls = self.siblings() if self.siblings is not None else None
         if calls is None:
             raise ReferenceError(
-                "this call was read back from the cache and its arguments hold other calls, "
-                "which are built from its file's facts; those are gone: read `call` while "
+                "this fact was read back from the cache and its expression holds calls, "
+                "which are built from its file's facts; those are gone: read it while "
                 "the FileFacts it came from is alive")
         return calls[index].call  # type: ignore[no-any-return]
 
@@ -703,12 +789,6 @@ def _import_fact(r: list[Any], expr: Decode) -> ImportFact:
                       intern(r[5]), intern(r[6]), _opt_intern(r[7]))  # type: ignore[arg-type]
 
 
-def _binding_fact(r: list[Any], expr: Decode) -> BindingFact:
-    return BindingFact(intern(r[0]), intern(r[1]), r[2], intern(r[3]),  # type: ignore[arg-type]
-                       _opt_expr(r[4], expr), _opt_expr(r[5], expr), intern(r[6]),  # type: ignore[arg-type]
-                       _opt_intern(r[7]))
-
-
 def _mutation_fact(r: list[Any], expr: Decode) -> MutationFact:
     return MutationFact(intern(r[0]), expr(r[1]), _opt_intern(r[2]), _opt_expr(r[3], expr),
                         r[4], intern(r[5]), intern(r[6]))  # type: ignore[arg-type]
@@ -731,10 +811,10 @@ def _suppression_fact(r: list[Any], expr: Decode) -> SuppressionFact:
     return SuppressionFact(r[0], r[1], r[2], tuple(r[3]), r[4], r[5])
 
 
-# Every list but ``calls``, which is written and read first (the others refer into it).
+# Every list but ``calls``, which is written and read first (the others refer into it),
+# and ``bindings``, whose values are kept as text (see BindingFact).
 _LISTS: tuple[tuple[str, Callable[[list[Any], Decode], Any]], ...] = (
     ("imports", _import_fact),
-    ("bindings", _binding_fact),
     ("mutations", _mutation_fact),
     ("functions", _function_fact),
     ("classes", _class_fact),
@@ -748,6 +828,7 @@ def facts_to_data(facts: FileFacts) -> dict[str, Any]:
     data: dict[str, Any] = {"path": facts.path, "is_package": facts.is_package,
                             "line_count": facts.line_count}
     data["calls"] = [encoder.row(c) for c in facts.calls]
+    data["bindings"] = [encoder.binding_row(b) for b in facts.bindings]
     for name, _ in _LISTS:
         data[name] = [_encode(item, encode) for item in getattr(facts, name)]
     data["lambdas"] = [list(span) for span in facts.lambdas]
@@ -767,9 +848,14 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
     for r in raw_calls:
         calls.append(stored(_opt_intern(r[0]), _packed(r[1]), r[2], siblings, intern(r[3]),
                             intern(r[4]), _opt_intern(r[5])))
+    binding = BindingFact.stored
+    facts.bindings = [binding(intern(r[0]), intern(r[1]), _packed(r[2]), intern(r[3]), r[4],
+                              _opt_expr(r[5], expr), intern(r[6]), _opt_intern(r[7]),
+                              siblings)
+                      for r in data["bindings"]]
     for name, decode in _LISTS:
         setattr(facts, name, [decode(r, expr) for r in data[name]])
-    # Calls that other facts hold (an assigned value, a decorator) were built for them:
+    # Calls that other facts hold (a decorator, a stored value) were built for them:
     # their CallFacts return those very objects.
     for i, call in decoder.shared.items():
         calls[i]._body = call

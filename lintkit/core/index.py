@@ -293,9 +293,10 @@ class ProjectIndex:
             if resolved is not None:
                 candidates.append(resolved)
         for binding in table.bindings.get(name, ()):
-            if binding.kind in _ALIAS_KINDS and binding.value is not None:
-                ref = binding.value.base_ref
-                if ref and binding.value.kind in ("ref", "sub") and ref != name:
+            value = binding.value if binding.kind in _ALIAS_KINDS else None
+            if value is not None:
+                ref = value.base_ref
+                if ref and value.kind in ("ref", "sub") and ref != name:
                     aliased = self.resolve(module, ref, scope)
                     if aliased is not None:
                         candidates.append(aliased)
@@ -335,9 +336,10 @@ class ProjectIndex:
         if info is None:
             return set()
         for binding in info.facts.bindings:
-            if binding.scope == "" and binding.name == "__all__" and binding.value is not None:
-                if binding.value.kind in ("list", "tuple"):
-                    return {i.value for i in binding.value.items
+            if binding.scope == "" and binding.name == "__all__":
+                value = binding.value
+                if value is not None and value.kind in ("list", "tuple"):
+                    return {i.value for i in value.items
                             if i.kind == "const" and isinstance(i.value, str)}
         table = self._scopes.get((module, ""))
         if table is None:
@@ -371,9 +373,10 @@ class ProjectIndex:
                     target, attr = f"{target}.{attr}", None
                 exports[imp.guard] = LazyExport(imp.guard, target, attr, imp.span)
         for binding in facts.bindings:
-            if binding.scope or binding.value is None or binding.value.kind != "dict":
+            mapping = None if binding.scope else binding.value
+            if mapping is None or mapping.kind != "dict":
                 continue
-            for key, value in zip(binding.value.items, binding.value.values):
+            for key, value in zip(mapping.items, mapping.values):
                 if key.kind != "const" or not isinstance(key.value, str) or value is None:
                     continue
                 target, attr = _lazy_target(value)
