@@ -133,6 +133,7 @@ class ProjectIndex:
         #: base symbol -> the project classes that list it directly (built on first use).
         self._subclasses: dict[str, list[str]] | None = None
         self._lazy: dict[str, dict[str, LazyExport]] = {}
+        self._exported: dict[str, frozenset[str]] = {}
 
     # --- building --------------------------------------------------------------------------
 
@@ -329,23 +330,31 @@ class ProjectIndex:
             return nested
         return nested
 
-    def exported_names(self, module: str) -> set[str]:
+    def exported_names(self, module: str) -> frozenset[str]:
         """Names ``from module import *`` binds: ``__all__`` if it is a literal, else every
         public module-level name."""
+        # Asked again for every name a star import might supply (5 000 times on the
+        # standard library), and each answer reads the module's bindings: kept.
+        names = self._exported.get(module)
+        if names is None:
+            names = self._exported[module] = self._star_names(module)
+        return names
+
+    def _star_names(self, module: str) -> frozenset[str]:
         info = self.modules.get(module)
         if info is None:
-            return set()
+            return frozenset()
         for binding in info.facts.bindings:
             if binding.scope == "" and binding.name == "__all__":
                 value = binding.value
                 if value is not None and value.kind in ("list", "tuple"):
-                    return {i.value for i in value.items
-                            if i.kind == "const" and isinstance(i.value, str)}
+                    return frozenset(i.value for i in value.items
+                                     if i.kind == "const" and isinstance(i.value, str))
         table = self._scopes.get((module, ""))
         if table is None:
-            return set()
+            return frozenset()
         names = set(table.classes) | set(table.functions) | set(table.imports) | set(table.bindings)
-        return {n for n in names if not n.startswith("_")}
+        return frozenset(n for n in names if not n.startswith("_"))
 
     # --- lazy exports -----------------------------------------------------------------------
 
