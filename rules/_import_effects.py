@@ -30,6 +30,8 @@ IMPLICIT_CLASSMETHODS = frozenset({"__init_subclass__", "__pydantic_init_subclas
 #: Methods that run when a class is called.
 CONSTRUCTION_METHODS = ("__new__", "__init__", "__post_init__", "model_post_init")
 _COMPREHENSIONS = frozenset({"ListComp", "DictComp", "SetComp"})
+#: The kinds of value a container can be made by: a display, a comprehension, a call.
+_CONTAINER_KINDS = frozenset({"list", "dict", "set", "other", "call"})
 _EXTERNAL_METACLASSES = frozenset({"abc.ABCMeta", "enum.EnumMeta", "enum.EnumType"})
 _ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag",
                          "enum.IntFlag"})
@@ -187,7 +189,7 @@ class Effects:
         return found
 
     def _is_container(self, info: ModuleInfo, binding: BindingFact) -> bool:
-        if binding.kind not in ("assign", "annassign"):
+        if binding.kind not in ("assign", "annassign") or binding.value_kind not in _CONTAINER_KINDS:
             return False
         value = binding.value
         if value is None:

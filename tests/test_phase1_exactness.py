@@ -315,6 +315,11 @@ def test_a_read_back_binding_builds_its_value_only_when_read() -> None:
     decoded = facts_from_data(data)
     assert decoded == facts
     assert [b.value for b in decoded.bindings] == [b.value for b in facts.bindings]
+    # value_kind reads the kind without building the value: from the text, or the index.
+    kinds = [None if b.value is None else b.value.kind for b in facts.bindings]
+    assert [b.value_kind for b in decoded.bindings] == [b.value_kind for b in facts.bindings]
+    assert [b.value_kind for b in decoded.bindings] == kinds
+    assert {"const", "dict", "call", None} <= set(kinds)
     bindings = {b.name: b for b in reversed(decoded.bindings)}  # a name's first binding
     assert bindings["a"].value is None and bindings["b"].value is None
     total = bindings["total"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -11,7 +12,7 @@ import pytest
 
 from lintkit import Diagnostic, Edit, Expect, Fix, Invalid, Project, Related, Rule, Valid
 from lintkit.core.facts import facts_from_data, facts_to_data
-from lintkit.core.index import ProjectIndex
+from lintkit.core.index import ProjectIndex, module_name_for
 from lintkit.parsing.extract import extract
 from lintkit.testing import check_definition, check_example, lint_sources, rule_tests
 
@@ -25,6 +26,27 @@ def test_a_union_annotation_keeps_both_operands() -> None:
     assert annotation.span == (2, 9, 2, 20)
     decoded = facts_from_data(facts_to_data(facts))
     assert decoded.bindings[0].annotation == annotation
+
+
+def test_a_name_assigned_a_name_or_a_subscript_of_one_resolves_to_what_it_names() -> None:
+    """The index follows ``P = base.Params`` and ``G = base.Params[int]`` to the class,
+    in facts as phase 1 made them and as read back (where values stay text)."""
+    sources = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "class Params:\n    pass\n",
+        "pkg/use.py": "from pkg import base\nP = base.Params\nG = base.Params[int]\n"
+                      "N = 3\nC = base.Params()\n",
+    }
+    for read_back in (False, True):
+        files = [extract(path, text.encode(), path.endswith("__init__.py"))
+                 for path, text in sources.items()]
+        if read_back:
+            files = [facts_from_data(json.loads(json.dumps(facts_to_data(f)))) for f in files]
+        index = ProjectIndex(files, {f.path: module_name_for(f.path, ("",))[0] for f in files})
+        assert index.resolve("pkg.use", "P") == "pkg.base.Params"
+        assert index.resolve("pkg.use", "G") == "pkg.base.Params"
+        assert index.resolve("pkg.use", "N") == "pkg.use.N"  # a value, not an alias
+        assert index.resolve("pkg.use", "C") == "pkg.use.C"  # an instance, not the class
 
 
 # --- the testing helpers: they must fail when a rule misbehaves ----------------------------------

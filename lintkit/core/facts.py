@@ -261,8 +261,8 @@ class BindingFact(_Spanned):
     Most bindings are a function's locals, which few rules read: a BindingFact read back
     from the cache keeps its value as the compact text it was stored as, and ``value``
     builds the summary from it each time it is read (an equal object each time, not the
-    same one). Pick bindings by ``name``, ``scope`` and ``kind`` first, then read
-    ``value`` once for the ones you keep.
+    same one). Pick bindings by ``name``, ``scope``, ``kind`` and ``value_kind`` (always
+    at hand) first, then read ``value`` once for the ones you keep.
     """
 
     name: str
@@ -302,6 +302,17 @@ class BindingFact(_Spanned):
         fact.when = when
         fact.guard = guard
         return fact
+
+    @property
+    def value_kind(self) -> str | None:
+        """``value.kind`` (``"call"``, ``"ref"``, ``"dict"``...), or None for no value,
+        without building ``value``."""
+        value = self._value
+        if value.__class__ is str:  # the encoding's first field: '["kind",...'
+            return value[2:value.index('"', 2)]  # type: ignore[union-attr]
+        if value.__class__ is int:
+            return "call"  # the index of the CallFact it is
+        return None if value is None else value.kind  # type: ignore[union-attr]
 
     def _fields(self) -> tuple[Any, ...]:
         return (self.name, self.scope, self._span, self.kind, self.value,  # type: ignore[attr-defined]

@@ -294,7 +294,8 @@ class ProjectIndex:
             if resolved is not None:
                 candidates.append(resolved)
         for binding in table.bindings.get(name, ()):
-            value = binding.value if binding.kind in _ALIAS_KINDS else None
+            value = (binding.value if binding.kind in _ALIAS_KINDS
+                     and binding.value_kind in ("ref", "sub") else None)
             if value is not None:
                 ref = value.base_ref
                 if ref and value.kind in ("ref", "sub") and ref != name:
