@@ -326,9 +326,9 @@ class BindingFact(_Spanned):
     __hash__ = None  # type: ignore[assignment]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # A copy or a pickle is built: it needs no file to read its value against.
-        return (BindingFact, (self.name, self.scope, self._span, self.kind,
-                              self.value, self.annotation, self.when, self.guard))
+        # A copy or a pickle is built: it needs no file to read its value against. The
+        # fields are the constructor's arguments, in its order.
+        return (BindingFact, self._fields())
 
 
 def _get_value(fact: BindingFact) -> Expr | None:
