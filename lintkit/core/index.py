@@ -294,11 +294,9 @@ class ProjectIndex:
             if resolved is not None:
                 candidates.append(resolved)
         for binding in table.bindings.get(name, ()):
-            value = (binding.value if binding.kind in _ALIAS_KINDS
-                     and binding.value_kind in ("ref", "sub") else None)
-            if value is not None:
-                ref = value.base_ref
-                if ref and value.kind in ("ref", "sub") and ref != name:
+            if binding.kind in _ALIAS_KINDS and binding.value_kind in ("ref", "sub"):
+                ref = binding.value.base_ref  # type: ignore[union-attr]  # it has a kind
+                if ref and ref != name:
                     aliased = self.resolve(module, ref, scope)
                     if aliased is not None:
                         candidates.append(aliased)
