@@ -82,15 +82,28 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     return names
 
 
+def _holds_nodes(node_type: type) -> bool:
+    """Whether a node of this type can have children that the walk looks into: a name, a
+    literal or an operator holds only text, and about half of the nodes a walk meets are
+    such leaves."""
+    walked = set(_child_fields(node_type))
+    return any(f.type not in (str, "str") for f in dataclasses.fields(node_type)
+               if f.name in walked)
+
+
+# The node types worth pushing on a walk's stack: not whitespace or comments, not leaves.
+_WALKED_TYPES = frozenset(t for t in _NODE_TYPES - _SKIPPED_TYPES if _holds_nodes(t))
+
+
 def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     out: list[cst.CSTNode] = []
     for name in _child_fields(type(node)):
         value = getattr(node, name)
         kind = type(value)
-        if kind in _NODE_TYPES:
+        if kind in _WALKED_TYPES:
             out.append(value)
         elif kind is tuple or kind is list:
-            out.extend(v for v in value if type(v) in _NODE_TYPES)
+            out.extend(v for v in value if type(v) in _WALKED_TYPES)
     return out
 
 
@@ -308,8 +321,6 @@ class _Extractor:
                 marker = Expr("lambda")
                 self._at(marker, "span", current)
                 self.lambdas.append(marker)
-            elif kind in _SKIPPED_TYPES:
-                continue
             stack.extend(reversed(_children(current)))
 
     # --- statements --------------------------------------------------------------------------
