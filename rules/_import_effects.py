@@ -164,6 +164,8 @@ class Effects:
         self._summaries: dict[tuple[str, int], tuple[Effect, ...]] = {}
         self._evaluating: set[tuple[object, ...]] = set()
         self._values: dict[tuple[object, ...], list[Val]] = {}
+        #: How many evaluations were cut short so far (see eval).
+        self._cut_short = 0
 
     # --- registries ----------------------------------------------------------------------
 
@@ -401,15 +403,20 @@ class Effects:
 
     def eval(self, expr: Expr | None, module: str, scope: str, depth: int = 0) -> list[Val]:
         """What ``expr`` (in ``scope`` of ``module``) may evaluate to."""
-        if expr is None or depth > self.settings.max_depth * 2:
+        if expr is None:
+            return []
+        if depth > self.settings.max_depth * 2:
+            self._cut_short += 1
             return []
         # Keyed by content and place, never id(): synthetic expressions come and go.
         key = (module, scope, expr.kind, expr.text, expr.span)
         if key in self._values:
             return self._values[key]
         if key in self._evaluating:
+            self._cut_short += 1
             return []  # a recursive definition; its other branches still count
         self._evaluating.add(key)
+        cut_before = self._cut_short
         try:
             values: list[Val] = []
             if expr.kind == "ref":
@@ -421,7 +428,11 @@ class Effects:
                           if v.kind == "class"]
         finally:
             self._evaluating.discard(key)
-        self._values[key] = values
+        # A value cut short (by the depth limit, or by a definition that refers back to
+        # itself) depends on where the evaluation started: kept, it would make a module's
+        # answer depend on which modules were asked about before it.
+        if self._cut_short == cut_before:
+            self._values[key] = values
         return values
 
     def _eval_call(self, expr: Expr, module: str, scope: str, depth: int) -> list[Val]:

@@ -596,3 +596,40 @@ def test_a_registry_reached_through_a_call_link() -> None:
     assert [(line, message.split(" (")[0]) for _, line, _, message in lint(files)] == [
         (3, "get_registry().add() registers at import time: sets an item of registry._items"),
         (4, "get_plugins().append() registers at import time: appends to Registry._plugins")]
+
+
+# --- an evaluation cut short is not an answer for later questions ---------------------------
+
+DEEP_REGISTRY = """\
+HANDLERS = {}
+
+
+def first():
+    return HANDLERS
+
+
+def second():
+    return first()
+
+
+def third():
+    return second()
+
+
+def add(key, value):
+    third()[key] = value
+"""
+
+
+def test_a_modules_registration_does_not_depend_on_the_modules_checked_before_it() -> None:
+    # pkg/a.py is checked first and reaches add() one call deeper than pkg/b.py: with
+    # max-depth 2, following what third() returns from there runs past the evaluation's
+    # depth limit. That cut-short answer was kept and hid b.py's direct call.
+    registry = {"pkg/__init__.py": "", "pkg/registry.py": DEEP_REGISTRY}
+    deep = ("from pkg.registry import add\n\n\ndef setup():\n    add('a', 1)\n\n\n"
+            "setup()\n")
+    direct = "from pkg.registry import add\n\nadd('b', 2)\n"
+    alone = lint({**registry, "pkg/b.py": direct}, max_depth=2)
+    both = lint({**registry, "pkg/a.py": deep, "pkg/b.py": direct}, max_depth=2)
+    assert [(path, line) for path, line, _, _ in alone] == [("pkg/b.py", 3)]
+    assert [entry for entry in both if entry[0] == "pkg/b.py"] == alone
