@@ -49,6 +49,25 @@ def test_a_name_assigned_a_name_or_a_subscript_of_one_resolves_to_what_it_names(
         assert index.resolve("pkg.use", "C") == "pkg.use.C"  # an instance, not the class
 
 
+def _index(sources: dict[str, str]) -> ProjectIndex:
+    files = [extract(path, text.encode(), path.endswith("__init__.py"))
+             for path, text in sources.items()]
+    return ProjectIndex(files, {f.path: module_name_for(f.path, ("",))[0] for f in files})
+
+
+def test_a_name_in_an_import_cycle_resolves_the_same_whatever_was_asked_first() -> None:
+    # Each module imports X from the other (Python could import neither). Resolution stops
+    # at the cycle; what it then names must not depend on which module was asked first.
+    sources = {"pkg/__init__.py": "", "pkg/a.py": "from pkg.b import X\n",
+               "pkg/b.py": "from pkg.a import X\n"}
+    a_first = _index(sources)
+    answers = (a_first.resolve("pkg.a", "X"), a_first.resolve("pkg.b", "X"))
+    b_first = _index(sources)
+    assert (b_first.resolve("pkg.b", "X"), b_first.resolve("pkg.a", "X")) == answers[::-1]
+    again = _index(sources)
+    assert all(again.resolve("pkg.a", "X") == answers[0] for _ in range(2))
+
+
 # --- the testing helpers: they must fail when a rule misbehaves ----------------------------------
 
 class NoPrint(Rule):

@@ -129,6 +129,9 @@ class ProjectIndex:
         for info in self.by_path.values():
             self._index_module(info)
         self._resolved: dict[tuple[str, str, str], str | None] = {}
+        self._resolving: set[tuple[str, str, str]] = set()
+        #: How many times resolution met a cycle so far (see resolve).
+        self._cycles_met = 0
         self._bases: dict[str, tuple[str | None, ...]] = {}
         #: base symbol -> the project classes that list it directly (built on first use).
         self._subclasses: dict[str, list[str]] | None = None
@@ -227,15 +230,25 @@ class ProjectIndex:
         key = (module, scope, dotted)
         if key in self._resolved:
             return self._resolved[key]
-        self._resolved[key] = None  # breaks alias cycles such as ``A = B; B = A``
-        head, _, rest = dotted.partition(".")
-        symbol = self._resolve_name(module, head, scope)
-        if symbol is not None and rest:
-            for attr in rest.split("."):
-                symbol = self._attribute(symbol, attr)
-                if symbol is None:
-                    break
-        self._resolved[key] = symbol
+        if key in self._resolving:  # an alias cycle such as ``A = B; B = A``
+            self._cycles_met += 1
+            return None
+        self._resolving.add(key)
+        cycles_before = self._cycles_met
+        try:
+            head, _, rest = dotted.partition(".")
+            symbol = self._resolve_name(module, head, scope)
+            if symbol is not None and rest:
+                for attr in rest.split("."):
+                    symbol = self._attribute(symbol, attr)
+                    if symbol is None:
+                        break
+        finally:
+            self._resolving.discard(key)
+        # An answer that met a cycle depends on which of the cycle's names was asked first:
+        # kept, it would make one module's answers depend on the modules asked about before.
+        if self._cycles_met == cycles_before:
+            self._resolved[key] = symbol
         return symbol
 
     def resolve_expr(self, module: str, expr: Expr | None, scope: str = "") -> str | None:
