@@ -189,8 +189,9 @@ class ImportTimeRegistration(Rule):
             max_depth=options.max_depth,
         ))
         for info in sorted(project.index.by_path.values(), key=lambda i: i.path):
-            if info.facts.error is not None or self._is_composition_root(info.path):
-                continue
+            if (not project.reports(info.path) or info.facts.error is not None
+                    or self._is_composition_root(info.path)):
+                continue  # what a module's import runs is reported in that module
             if project.index.modules.get(info.name) is not info:
                 continue  # a stray second copy of a module: the index ignores it too
             for site in model.sites(info.name, ""):

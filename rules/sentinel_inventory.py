@@ -196,10 +196,18 @@ class SentinelInventory(Rule):
         index = project.index
         names = _Names.build(index, self.options)
         inventory = _Inventory()
-        for info in index.by_path.values():
+        found = _read_constant(index, self.options.constant, tuple(self.options.flags.values()))
+        constant = found[0]
+        modules: Iterable[ModuleInfo] = index.by_path.values()
+        if constant is not None and not project.reports(constant.path):
+            # The constant's diagnostics need every site, but they are not reported; each
+            # other diagnostic is at the module that causes it. (With no constant, the first
+            # site of the whole project is reported: every module is needed to find it.)
+            modules = [info for info in modules if project.reports(info.path)]
+        for info in modules:
             if not self._is_test(info.path):
                 yield from _ModuleCheck(self, project, info, names, inventory).run()
-        yield from self._compare(index, inventory)
+        yield from self._compare(found, inventory)
 
     def _is_test(self, path: str) -> bool:
         name = path.rpartition("/")[2]
@@ -208,10 +216,11 @@ class SentinelInventory(Rule):
 
     # --- the constant against the discovered inventory -------------------------------------
 
-    def _compare(self, index: ProjectIndex, inventory: _Inventory) -> Iterator[Diagnostic]:
+    def _compare(self, found: tuple[_Constant | None, str],
+                 inventory: _Inventory) -> Iterator[Diagnostic]:
         dotted = self.options.constant
         short = dotted.rpartition(".")[2]
-        constant, missing = _read_constant(index, dotted, tuple(self.options.flags.values()))
+        constant, missing = found
         if constant is None:
             if inventory.sites:
                 first = min(inventory.sites, key=lambda s: (s.path, s.span))

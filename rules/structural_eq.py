@@ -142,13 +142,18 @@ class StructuralEq(Rule):
         authorities = self._authorities(index)
         family = index.subclasses_of(authorities)
         decorators = set(self.options.dataclass_decorators)
+        # Every diagnostic is at the class or the statement it is about: the family is
+        # found in the whole project, the checks run where the run reports.
+        reported = [info for info in index.by_path.values() if project.reports(info.path)]
         for symbol in sorted(authorities):
-            if symbol in index.classes:
+            if symbol in index.classes and project.reports(index.classes[symbol][0].path):
                 info, cls = index.classes[symbol]
                 yield from self._check_decorators(index, info, cls, [symbol], decorators,
                                                   project.source_lines)
         for symbol, chain in family.items():
             info, cls = index.classes[symbol]
+            if not project.reports(info.path):
+                continue
             found = list(self._check_decorators(index, info, cls, chain, decorators,
                                                 project.source_lines))
             yield from found
@@ -158,8 +163,8 @@ class StructuralEq(Rule):
                                    "has no dataclass decorator declaring eq=False "
                                    "(require-explicit-eq-false)")
             yield from self._check_body(index, info, cls, chain)
-        yield from self._check_after_definition(index, family)
-        yield from self._check_dynamic(index, authorities | set(family))
+        yield from self._check_after_definition(index, reported, family)
+        yield from self._check_dynamic(index, reported, authorities | set(family))
 
     # --- the family ------------------------------------------------------------------------
 
@@ -221,9 +226,9 @@ class StructuralEq(Rule):
                                    f"structural one of {authority} without a declared "
                                    "override reason")
 
-    def _check_after_definition(self, index: ProjectIndex,
+    def _check_after_definition(self, index: ProjectIndex, modules: list[ModuleInfo],
                                 family: dict[str, list[str]]) -> Iterator[Diagnostic]:
-        for info in index.by_path.values():
+        for info in modules:
             for mutation in info.facts.mutations:
                 if mutation.kind == "setattr" and mutation.attr in EQ_METHODS:
                     symbol = index.resolve_expr(info.name, mutation.target, mutation.scope)
@@ -255,9 +260,10 @@ class StructuralEq(Rule):
 
     # --- dynamic creation ----------------------------------------------------------------
 
-    def _check_dynamic(self, index: ProjectIndex, members: set[str]) -> Iterator[Diagnostic]:
+    def _check_dynamic(self, index: ProjectIndex, modules: list[ModuleInfo],
+                       members: set[str]) -> Iterator[Diagnostic]:
         make = set(self.options.make_dataclass)
-        for info in index.by_path.values():
+        for info in modules:
             for call in info.facts.calls:
                 func = call.func
                 if func is None:

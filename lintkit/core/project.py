@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,11 +17,21 @@ class Project:
     index: ProjectIndex
     #: Project-relative paths whose text stands in for the file on disk (an editor buffer).
     overrides: dict[str, bytes] = field(default_factory=dict)
+    #: What the run reports on: project-relative files and directories, ``""`` for all.
+    targets: tuple[str, ...] = ("",)
     _lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     @property
     def files(self) -> list[FileFacts]:
         return [info.facts for info in self.index.by_path.values()]
+
+    def reports(self, path: str) -> bool:
+        """Whether the run reports diagnostics at ``path``: the engine drops the others.
+
+        A rule may skip the work whose diagnostics would all fall elsewhere (an editor's
+        run asks about one file of a large project), but it still reads every file it
+        needs to decide what it reports here."""
+        return within(path, self.targets)
 
     def source_lines(self, path: str) -> list[str]:
         """The decoded lines of a project file (for rules that need text, and for fixes)."""
@@ -43,6 +54,12 @@ class Project:
         if len(lines) == 1:
             return lines[0][column - 1:end_column - 1]
         return "\n".join([lines[0][column - 1:], *lines[1:-1], lines[-1][:end_column - 1]])
+
+
+def within(path: str, targets: Sequence[str]) -> bool:
+    """Whether the project-relative ``path`` is one of ``targets`` or lies under one
+    (``""`` is the whole project)."""
+    return any(t == "" or path == t or path.startswith(t + "/") for t in targets)
 
 
 def split_lines(text: str) -> list[str]:

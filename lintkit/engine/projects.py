@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from lintkit.config.locate import find_project_root
 from lintkit.core.diagnostics import Diagnostic, sort_diagnostics
 from lintkit.core.index import ProjectIndex
-from lintkit.core.project import Project
+from lintkit.core.project import Project, within
 from lintkit.core.suppressions import Suppressed
 from lintkit.engine import baseline as baselines
 from lintkit.engine.discovery import discover
@@ -103,7 +103,7 @@ class Scope:
     overrides: dict[str, bytes]
 
     def reaches(self, path: str) -> bool:
-        return _within(path, self.targets)
+        return within(path, self.targets)
 
     def nested_reached(self, targets: list[Path]) -> list[Path]:
         return [n for n in self.nested if _targets_reach(n, targets)]
@@ -165,10 +165,6 @@ def empty_project(root: Path, overrides: dict[str, bytes]) -> Project:
     """A project with no facts: what a replayed result needs (its files' lines, for the
     baseline) without decoding anything."""
     return Project(root=root, index=ProjectIndex([], {}), overrides=overrides)
-
-
-def _within(path: str, targets: list[str]) -> bool:
-    return any(t == "" or path == t or path.startswith(t + "/") for t in targets)
 
 
 def _targets_reach(nested_root: Path, targets: list[Path]) -> bool:

@@ -113,7 +113,8 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
     if files is None or found.cache is None:
         return None
     stored = ResultsCache(found.cache, root)
-    replayed = stored.load(stored.key(files, config_path, rules_part, scope.unreadable))
+    replayed = stored.load(stored.key(files, config_path, rules_part, scope.unreadable),
+                           scope.targets)
     if replayed is None:
         return None
     result = ProjectResult(root=root, config=None, rules=[])

@@ -19,6 +19,10 @@ The key covers:
   development is never answered from the cache;
 - directories that could not be read.
 
+A run that reports on part of the project (``lion-lint src/pkg``) lets the rules skip the
+rest (see ``Project.reports``), so its entry records the targets it *covers*: it is replayed
+for those targets or any within them, while the whole project's entry serves any targets.
+
 An editor's unsaved buffer (``--stdin-filename``) is never replayed nor stored. One entry
 per project is kept (the latest run's), written atomically; a damaged or foreign entry is a
 miss, never an error.
@@ -35,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lintkit.core.diagnostics import Diagnostic, Location
+from lintkit.core.project import within
 from lintkit.core.suppressions import Suppressed
 from lintkit.engine.cache import FactsCache, file_hash, write_entry
 
@@ -42,7 +47,7 @@ if TYPE_CHECKING:  # a replayed run computes the key without importing the rule 
     from lintkit.core.rule import Rule
 
 #: Bump when the shape of an entry changes.
-RESULTS_VERSION = 1
+RESULTS_VERSION = 2
 
 
 class ResultsCache:
@@ -85,11 +90,17 @@ class ResultsCache:
         text = json.dumps(material, separators=(",", ":"), ensure_ascii=False)
         return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
-    def load(self, key: str) -> tuple[list[Diagnostic], list[Suppressed]] | None:
-        """The stored result for ``key``, or None (absent, stale, damaged or foreign)."""
+    def load(self, key: str, targets: Sequence[str]
+             ) -> tuple[list[Diagnostic], list[Suppressed]] | None:
+        """The stored result for ``key`` if it covers ``targets``, or None (absent, stale,
+        narrower, damaged or foreign)."""
         try:
             entry = json.loads(self.entry.read_bytes())
             if entry["key"] != key:
+                return None
+            covered = entry["covers"]
+            if not all(isinstance(c, str) for c in covered) or not all(
+                    within(target, covered) for target in targets):
                 return None
             diagnostics = [Diagnostic.from_data(d) for d in entry["diagnostics"]]
             suppressed = [Suppressed(Diagnostic.from_data(d), reason, Location.from_data(at))
@@ -99,10 +110,12 @@ class ResultsCache:
         return diagnostics, suppressed
 
     def store(self, key: str, diagnostics: Sequence[Diagnostic],
-              suppressed: Sequence[Suppressed]) -> None:
-        """Keep this result for the next run; a cache that cannot be written is skipped."""
+              suppressed: Sequence[Suppressed], covers: Sequence[str]) -> None:
+        """Keep this result, computed for the targets ``covers``, for the next run; a cache
+        that cannot be written is skipped."""
         entry = {
             "key": key,
+            "covers": list(covers),
             "diagnostics": [d.to_data() for d in diagnostics],
             "suppressed": [[s.diagnostic.to_data(), s.reason, s.comment.to_data()]
                            for s in suppressed],

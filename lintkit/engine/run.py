@@ -129,11 +129,12 @@ def _phase1_options(config: LoadedConfig, options: RunOptions) -> phase1.Phase1O
                               cache_dir=options.cache_dir, jobs=options.jobs)
 
 
-def _index(config: LoadedConfig, facts: list[FileFacts], overrides: dict[str, bytes]) -> Project:
+def _index(config: LoadedConfig, facts: list[FileFacts], overrides: dict[str, bytes],
+           targets: Sequence[str] = ("",)) -> Project:
     src_roots = config.src_roots()
     module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
     return Project(root=config.root, index=ProjectIndex(facts, module_names),
-                   overrides=overrides)
+                   overrides=overrides, targets=tuple(targets))
 
 
 def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: list[Rule],
@@ -148,17 +149,19 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
     stored = ResultsCache(found.cache, root) if files is not None and found.cache else None
     rules_part = stored.rules_part(available, rules) if stored else {}
     key = stored.key(files or [], config.path, rules_part, scope.unreadable) if stored else ""
-    replayed = stored.load(key) if stored else None
+    replayed = stored.load(key, scope.targets) if stored else None
     if replayed is not None:
         result.diagnostics, result.suppressed = replayed
         project = empty_project(root, scope.overrides)
     else:
+        # The rules may skip what lies outside the targets: what the run reports is the same.
         project = _index(config, phase1.finish_phase1(found, phase1_options,
-                                                      options.progress).facts, scope.overrides)
+                                                      options.progress).facts, scope.overrides,
+                         scope.targets)
         result.diagnostics, result.suppressed = _phase2(project, available, rules,
                                                         scope.unreadable)
         if stored is not None:
-            stored.store(key, result.diagnostics, result.suppressed)
+            stored.store(key, result.diagnostics, result.suppressed, scope.targets)
     if stored is not None and found.cache is not None:
         write_note(root, config.path, options, config.settings.model_dump(mode="json"),
                    rules_part, scope, found.cache.directory)
