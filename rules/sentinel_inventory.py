@@ -198,14 +198,19 @@ class SentinelInventory(Rule):
         inventory = _Inventory()
         found = _read_constant(index, self.options.constant, tuple(self.options.flags.values()))
         constant = found[0]
-        modules: Iterable[ModuleInfo] = index.by_path.values()
-        if constant is not None and not project.reports(constant.path):
-            # The constant's diagnostics need every site, but they are not reported; each
-            # other diagnostic is at the module that causes it. (With no constant, the first
-            # site of the whole project is reported: every module is needed to find it.)
-            modules = [info for info in modules if project.reports(info.path)]
-        for info in modules:
-            if not self._is_test(info.path):
+
+        def needed(info: ModuleInfo) -> bool:
+            # Each diagnostic is at the module that causes it, except two: the constant's
+            # (they need every site) and, with no constant, one at the project's first site
+            # (modules come in path order, so the first one that has a site holds it).
+            if project.reports(info.path):
+                return True
+            if constant is None:
+                return not inventory.sites
+            return project.reports(constant.path)
+
+        for info in index.by_path.values():  # in path order
+            if not self._is_test(info.path) and needed(info):
                 yield from _ModuleCheck(self, project, info, names, inventory).run()
         yield from self._compare(found, inventory)
 

@@ -75,6 +75,31 @@ def test_within_a_target_is_the_target_itself_or_below_it() -> None:
     assert not within("pkg/a.py", [])
 
 
+def test_with_no_inventory_constant_the_first_site_is_found_from_any_file(
+        tmp_path: Path) -> None:
+    # Sentinel-inventory reports a missing constant once, at the project's first site: a run
+    # on a later file must still find that an earlier one holds it, and stay silent.
+    from lion_lint.rules.sentinel_inventory import SentinelInventory
+
+    config = ("class ModelConfig:\n"
+              "    def __init__(self, none_as_sentinel=False, empty_as_sentinel=False):\n"
+              "        pass\n")
+    legacy = ("from pkg.config import ModelConfig\n\n\nclass {name}:\n"
+              "    _config = ModelConfig(none_as_sentinel=True)\n")
+    write_project(tmp_path, {"pkg/__init__.py": "", "pkg/config.py": config,
+                             "pkg/a.py": legacy.format(name="A"),
+                             "pkg/b.py": legacy.format(name="B"),
+                             "pkg/c.py": "VALUE = 1\n"})
+    table = {"sentinel-inventory": {"constant": "pkg.config.ALLOW",
+                                    "config-classes": ["pkg.config.ModelConfig"]}}
+    whole = _lint(tmp_path, SentinelInventory, table, [tmp_path])
+    assert [line.split(" ")[0] for line in whole] == ["pkg/a.py:5:44"]
+    assert "cannot be found" in whole[0]
+    for path in ("pkg/a.py", "pkg/b.py", "pkg/c.py"):
+        alone = _lint(tmp_path, SentinelInventory, table, [tmp_path / path])
+        assert alone == [line for line in whole if line.startswith(f"{path}:")], path
+
+
 # --- the results cache and the targets --------------------------------------------------------
 
 BASE = "class Params:\n    pass\n"
