@@ -12,6 +12,9 @@ runs, with min and max):
   cold          ``lion-lint`` with every rule selected, empty cache, default jobs
   warm          the same again, nothing changed
   changed       after a content change to one mid-size file (a new one each run)
+  editor        that file's text linted as an editor's unsaved buffer (--stdin-filename),
+                which is never replayed: the project's facts from the cache, the buffer
+                parsed, the rules on the whole index, reporting on that file
   --version     ``lion-lint --version``
 
 plus the peak memory of the cold run (of the largest process and of the process tree's
@@ -77,16 +80,18 @@ def lion_lint(*args: str | Path) -> list[str]:
     return [sys.executable, "-m", "lintkit", *map(str, args)]
 
 
-def timed(command: list[str], cwd: Path, memory: bool = False) -> tuple[float, int, int, int]:
-    """Run a command; its wall time, exit status, and the peak RSS of its largest process
-    and of its process tree (bytes, sampled; 0 when not measured)."""
+def timed(command: list[str], cwd: Path, memory: bool = False,
+          stdin: bytes | None = None) -> tuple[float, int, int, int]:
+    """Run a command (given ``stdin``, if any); its wall time, exit status, and the peak RSS
+    of its largest process and of its process tree (bytes, sampled; 0 when not measured)."""
     sampler = _TreeSampler() if memory else None
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+                               stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE)
     if sampler is not None:
         sampler.start(process.pid)
-    _, stderr = process.communicate()
+    _, stderr = process.communicate(stdin)
     elapsed = time.perf_counter() - start
     largest, tree = sampler.stop() if sampler is not None else (0, 0)
     if process.returncode not in (0, 1):
@@ -183,12 +188,14 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
     root.mkdir(parents=True)
     paths = build_corpus(source, root)
     size = sum(os.path.getsize(root / p) for p in paths)
-    check = ["check", ".", "--select", "LL", "--output-format", "concise", "--quiet"]
+    options = ["--select", "LL", "--output-format", "concise", "--quiet"]
     if jobs is not None:
-        check += ["--jobs", str(jobs)]
+        options += ["--jobs", str(jobs)]
+    check = ["check", ".", *options]
     print(f"\n== {name}: {source} ({len(paths)} files, {size / 1e6:.1f} MB)", flush=True)
 
     floor, cold, warm, changed, version = Series(), Series(), Series(), Series(), Series()
+    editor = Series()
     largest = tree = 0
     changed_file = mid_size_file(root, paths)
     changed_parse = Series()
@@ -207,6 +214,9 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
         (root / changed_file).write_bytes(original + f"\n# bench edit {run}\n".encode())
         changed.values.append(timed(lion_lint(*check), root)[0])
     (root / changed_file).write_bytes(original)
+    for _ in range(runs):
+        buffer = lion_lint("check", *options, "--stdin-filename", changed_file, "-")
+        editor.values.append(timed(buffer, root, stdin=original)[0])
     for _ in range(max(runs, 10)):
         version.values.append(timed(lion_lint("--version"), root)[0])
 
@@ -220,6 +230,7 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
     print(f"  changed      {changed.show()}   ({changed_file}: "
           f"{os.path.getsize(root / changed_file) / 1e3:.1f} KB, parses in "
           f"{changed_parse.median:.3f} s)")
+    print(f"  editor       {editor.show()}   (the same file as an unsaved buffer)")
     print(f"  --version    {version.show()}")
     print(f"  cold peak RSS (sampled): largest process {largest / 2**20:.0f} MB, "
           f"process tree {tree / 2**20:.0f} MB")
@@ -230,7 +241,8 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
         "corpus": name, "source": str(source), "files": len(paths), "bytes": size,
         "parse_floor": floor.values, "cold": cold.values, "warm": warm.values,
         "changed": changed.values, "changed_file": changed_file,
-        "changed_file_parse": changed_parse.values, "version": version.values,
+        "changed_file_parse": changed_parse.values, "editor": editor.values,
+        "version": version.values,
         "cold_largest_rss": largest, "cold_tree_rss": tree,
     }
 
