@@ -198,15 +198,17 @@ class SentinelInventory(Rule):
         inventory = _Inventory()
         found = _read_constant(index, self.options.constant, tuple(self.options.flags.values()))
         constant = found[0]
+        last_reported = max((p for p in index.by_path if project.reports(p)), default="")
 
         def needed(info: ModuleInfo) -> bool:
             # Each diagnostic is at the module that causes it, except two: the constant's
             # (they need every site) and, with no constant, one at the project's first site
-            # (modules come in path order, so the first one that has a site holds it).
+            # (modules come in path order, so the first one that has a site holds it; past
+            # the last reported module, it could only be somewhere not reported).
             if project.reports(info.path):
                 return True
             if constant is None:
-                return not inventory.sites
+                return not inventory.sites and info.path < last_reported
             return project.reports(constant.path)
 
         for info in index.by_path.values():  # in path order

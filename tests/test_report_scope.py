@@ -95,7 +95,7 @@ def test_with_no_inventory_constant_the_first_site_is_found_from_any_file(
     whole = _lint(tmp_path, SentinelInventory, table, [tmp_path])
     assert [line.split(" ")[0] for line in whole] == ["pkg/a.py:5:44"]
     assert "cannot be found" in whole[0]
-    for path in ("pkg/a.py", "pkg/b.py", "pkg/c.py"):
+    for path in ("pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/c.py"):
         alone = _lint(tmp_path, SentinelInventory, table, [tmp_path / path])
         assert alone == [line for line in whole if line.startswith(f"{path}:")], path
 
