@@ -744,8 +744,8 @@ class Effects:
                 _, fn = self.function(f"{module}.{runner}")
                 if binding.name not in fn.global_names:
                     continue
-                symbol = f"{module}.{binding.name}"
-                targets = self._classify(symbol)
+                # The module's global, which may be a name it imported.
+                targets = self._eval_name(binding.name, module, "", depth)
             else:
                 targets = self._eval_name(binding.name, module, binding.scope, depth)
             stores = [self.store(v, verb_for("augassign")) for v in targets]

@@ -194,6 +194,38 @@ def test_project_function_called_at_import_time_is_followed() -> None:
         "(pkg/registry.py:4) via _setup (pkg/ops.py:4)")]
 
 
+def test_a_called_function_runs_its_class_bodies_decorators_and_global_stores() -> None:
+    # What a call runs is its function's own body, class bodies in it included, and not
+    # the bodies of the functions it defines.
+    module = (
+        "from pkg.registry import HANDLERS, NAMES, register\n\n\n"
+        "def _setup():\n"
+        "    global NAMES\n"
+        "    NAMES |= {'setup'}\n\n"
+        "    class Local:\n"
+        "        HANDLERS['local'] = print\n\n"
+        "    @register\n"
+        "    def hook():\n"
+        "        pass\n\n"
+        "    def later():\n"
+        "        HANDLERS['later'] = print\n"
+        "    return later\n\n\n"
+        "_setup()\n"
+    )
+    files = with_registry(module)
+    [diagnostic] = lint_sources(files, [ImportTimeRegistration])
+    assert diagnostic.location.line == 20
+    effects = [diagnostic.message.split(": ", 1)[1], *diagnostic.detail]
+    # The class body's store, the global extended in place (a name imported from the
+    # registry module), and the decorator's call of register; not later's store.
+    assert effects == [
+        "sets an item of HANDLERS (pkg/registry.py:4) via _setup (pkg/ops.py:4)",
+        "also extends NAMES (pkg/registry.py:5) via _setup (pkg/ops.py:4)",
+        "also sets an item of HANDLERS (pkg/registry.py:4) via _setup (pkg/ops.py:4) "
+        "-> register (pkg/registry.py:17)",
+    ]
+
+
 def test_code_that_does_not_run_on_import_is_not_reported() -> None:
     module = (
         "from typing import TYPE_CHECKING\n"
