@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from typing import Any
 
 from lintkit.core.facts import BindingFact, CallFact, ClassFact, Expr, FunctionFact, MutationFact
 from lintkit.core.index import ModuleInfo, ProjectIndex
@@ -150,6 +151,13 @@ class _Region:
 _NOTHING_RUNS = _Region()
 
 
+def _region(calls: list[CallFact], mutations: list[MutationFact],
+            augassigns: list[BindingFact], decorated: list[FunctionFact | ClassFact]) -> _Region:
+    if not (calls or mutations or augassigns or decorated):
+        return _NOTHING_RUNS
+    return _Region(calls or (), mutations or (), augassigns or (), decorated or ())
+
+
 class Effects:
     """The import-time model of one project (memoised; build one per run)."""
 
@@ -157,7 +165,8 @@ class Effects:
         self.index = index
         self.settings = settings
         self.registries = self._find_registries()
-        self._regions: dict[str, dict[str, _Region]] = {}
+        self._import_regions: dict[str, _Region] = {}
+        self._function_regions: dict[str, dict[str, _Region]] = {}
         self._bindings: dict[tuple[str, str], dict[str, list[BindingFact]]] = {}
         self._mro: dict[str, list[str]] = {}
         self._self_assigned: dict[str, set[str]] = {}
@@ -223,36 +232,52 @@ class Effects:
 
     def region(self, module: str, runner: str) -> _Region:
         """What ``runner`` (a function's qualname, or "" for import time) runs in
-        ``module``. Built when first asked for: import time is asked of every module, but
-        only the functions that import-time code calls, a few of the 47 000 functions of
-        the standard library."""
-        regions = self._regions.setdefault(module, {})
-        region = regions.get(runner)
-        if region is None:
-            region = regions[runner] = self._build_region(module, runner)
-        return region
+        ``module``. Import time is asked of every module; a module's functions are sorted
+        into their regions in one pass, the first time one of them is asked for (only
+        functions that import-time code calls are, a few of the 47 000 of the standard
+        library, but a module can have hundreds of them)."""
+        if not runner:
+            region = self._import_regions.get(module)
+            if region is None:
+                region = self._import_regions[module] = self._build_import_region(module)
+            return region
+        regions = self._function_regions.get(module)
+        if regions is None:
+            regions = self._function_regions[module] = self._build_function_regions(module)
+        return regions.get(runner, _NOTHING_RUNS)
 
-    def _build_region(self, module: str, runner: str) -> _Region:
+    def _build_import_region(self, module: str) -> _Region:
+        # TYPE_CHECKING and __main__ code never runs on import.
         facts = self.index.modules[module].facts
-        nested = f"{runner}."
+        return _region([c for c in facts.calls if c.when == "import"],
+                       [m for m in facts.mutations if m.when == "import"],
+                       [b for b in facts.bindings
+                        if b.kind == "augassign" and b.when == "import"],
+                       [d for d in (*facts.functions, *facts.classes)
+                        if d.decorators and d.when == "import"])
 
-        def runs(scope: str, when: str) -> bool:
-            if not runner:
-                return when == "import"
-            # TYPE_CHECKING and __main__ code never runs on import; inside a function,
-            # code runs with the innermost function around it.
-            return (when == "call" and (scope == runner or scope.startswith(nested))
-                    and self.runner(module, scope) == runner)
-
-        calls = [c for c in facts.calls if runs(c.scope, c.when)]
-        mutations = [m for m in facts.mutations if runs(m.scope, m.when)]
-        augassigns = [b for b in facts.bindings
-                      if b.kind == "augassign" and runs(b.scope, b.when)]
-        decorated = [d for d in (*facts.functions, *facts.classes)
-                     if d.decorators and runs(d.scope, d.when)]
-        if not (calls or mutations or augassigns or decorated):
-            return _NOTHING_RUNS
-        return _Region(calls or (), mutations or (), augassigns or (), decorated or ())
+    def _build_function_regions(self, module: str) -> dict[str, _Region]:
+        # Inside a function, code runs with the innermost function around it: each fact
+        # goes to the region of that function, looked up once per scope.
+        facts = self.index.modules[module].facts
+        runner_of: dict[str, str] = {}
+        groups: dict[str, tuple[list[Any], list[Any], list[Any], list[Any]]] = {}
+        kinds = (facts.calls, facts.mutations,
+                 [b for b in facts.bindings if b.kind == "augassign"],
+                 [d for d in (*facts.functions, *facts.classes) if d.decorators])
+        for kind, items in enumerate(kinds):
+            for item in items:
+                if item.when != "call":
+                    continue
+                runner = runner_of.get(item.scope)
+                if runner is None:
+                    runner = runner_of[item.scope] = self.runner(module, item.scope)
+                if runner:
+                    lists = groups.get(runner)
+                    if lists is None:
+                        lists = groups[runner] = ([], [], [], [])
+                    lists[kind].append(item)
+        return {runner: _region(*lists) for runner, lists in groups.items()}
 
     def _local_bindings(self, module: str, scope: str) -> dict[str, list[BindingFact]]:
         key = (module, scope)
@@ -646,8 +671,10 @@ class Effects:
             return [Effect("calls", Target(callee.symbol, callee.symbol, None))]
         return []
 
-    def call_effects(self, call: Expr, module: str, scope: str, depth: int) -> list[Effect]:
-        func = call.func
+    def call_effects(self, func: Expr | None, module: str, scope: str,
+                     depth: int) -> list[Effect]:
+        """What a call of ``func`` (the expression called) mutates: the arguments do not
+        matter, so a stored call is not built for them (see CallFact.callee)."""
         receiver, method = _method_call(func)
         if receiver is not None and method in self.settings.mutating_methods:
             stores = [self.store(v, verb_for(method))
@@ -669,7 +696,7 @@ class Effects:
             return []
         effects: list[Effect] = []
         if decorator.kind == "call":
-            effects += self.call_effects(decorator, module, scope, depth)
+            effects += self.call_effects(decorator.func, module, scope, depth)
         values = self.eval(decorator, module, scope, depth)
         for value in values:
             effects += self.invoke(value, depth)
@@ -720,7 +747,7 @@ class Effects:
             if call.span in decorator_spans or self.in_lambda(module, call.span):
                 continue
             name = call.func or "call"
-            effects = self.call_effects(call.call, module, call.scope, depth)
+            effects = self.call_effects(call.callee, module, call.scope, depth)
             yield Site("call", call.span, f"{name}()", call.scope, effects)
         for mutation in region.mutations:
             if mutation.kind not in ("setitem", "delitem", "augitem", "augattr"):

@@ -260,6 +260,9 @@ LAZY = '''
 log(first(1), *rest, key=second(x), **extra)
 if check(a, b=1):
     go()
+obj.attr.method(3)
+factory(1)(2)
+table[k](v)
 '''
 
 

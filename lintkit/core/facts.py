@@ -430,7 +430,14 @@ class CallFact:
 
     @property
     def callee(self) -> Expr | None:
-        """The expression called (``call.func``); prefer ``func`` where a name will do."""
+        """The expression called (``call.func``); prefer ``func`` where a name will do. A
+        name or dotted name called is built without reading the arguments."""
+        body = self._body
+        if body.__class__ is not str:
+            return body.func  # type: ignore[union-attr]
+        at = body.split(";", 3)[2]  # type: ignore[union-attr]
+        if at:
+            return Expr("ref", int(at), self._func)  # type: ignore[arg-type]
         return self.call.func
 
     @property
