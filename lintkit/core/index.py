@@ -237,7 +237,9 @@ class ProjectIndex:
         cycles_before = self._cycles_met
         try:
             head, _, rest = dotted.partition(".")
-            symbol = self._resolve_name(module, head, scope)
+            # The head through the memo too: ``self.a()``, ``self.b.c()``... share it.
+            symbol = (self.resolve(module, head, scope) if rest
+                      else self._resolve_name(module, head, scope))
             if symbol is not None and rest:
                 for attr in rest.split("."):
                     symbol = self._attribute(symbol, attr)
@@ -289,15 +291,22 @@ class ProjectIndex:
         table = self._scopes.get((module, scope))
         if table is None:
             return None
+        cls = table.classes.get(name)
+        fn = table.functions.get(name)
+        imports = table.imports.get(name, ())
+        bindings = table.bindings.get(name, ())
+        # Most lookups are of a name the scope does not bind (each enclosing scope of a
+        # name is asked in turn): answered before building anything.
+        if cls is None and fn is None and not imports and not bindings \
+                and not table.star_imports:
+            return None
         prefix = f"{module}.{scope}." if scope else f"{module}."
         candidates: list[str] = []
-        cls = table.classes.get(name)
         if cls is not None:
             candidates.append(f"{module}.{cls.qualname}")
-        fn = table.functions.get(name)
         if fn is not None:
             candidates.append(f"{module}.{fn.qualname}")
-        for imp, imported, asname in table.imports.get(name, ()):
+        for imp, imported, asname in imports:
             info = self.modules[module]
             if imp.is_from:
                 target = self.absolute_module(info, imp)
@@ -306,7 +315,7 @@ class ProjectIndex:
                 resolved = imported if asname else imported.split(".")[0]
             if resolved is not None:
                 candidates.append(resolved)
-        for binding in table.bindings.get(name, ()):
+        for binding in bindings:
             if binding.kind in _ALIAS_KINDS and binding.value_kind in ("ref", "sub"):
                 ref = binding.value.base_ref  # type: ignore[union-attr]  # it has a kind
                 if ref and ref != name:
