@@ -172,7 +172,9 @@ class ImportGraph:
     """Every import edge of a project, built once from the index's facts."""
 
     def __init__(self, index: ProjectIndex) -> None:
-        self.index = index
+        # Weakly: import_graph keeps a graph for as long as its index lives, which a
+        # strong reference from the graph would make forever.
+        self.index: ProjectIndex = weakref.proxy(index)
         self._out: dict[str, list[Edge]] = defaultdict(list)
         self.opaque: list[OpaqueImport] = []
         # Facts by scope, per module, for the few modules whose functions run at import.
@@ -505,7 +507,8 @@ _GRAPHS: weakref.WeakKeyDictionary[ProjectIndex, ImportGraph] = weakref.WeakKeyD
 
 
 def import_graph(index: ProjectIndex) -> ImportGraph:
-    """The project's import graph, built on first use and shared by every rule of a run."""
+    """The project's import graph, built on first use and shared by every rule of a run;
+    it goes when the index goes."""
     graph = _GRAPHS.get(index)
     if graph is None:
         graph = _GRAPHS[index] = ImportGraph(index)
