@@ -153,3 +153,40 @@ def test_an_interrupted_run_exits_even_when_an_exit_hook_would_hang() -> None:
                          capture_output=True, env=_environment(), timeout=60)
     assert run.returncode == 130
     assert run.stderr.strip() == b"lion-lint: interrupted"
+
+
+# A finished run's exit: the same stuck hook, and the report still reaches its reader.
+_FINISHED_WITH_A_STUCK_EXIT_HOOK = """
+import atexit, sys, threading
+import lintkit.cli.main as cli_main
+
+atexit.register(threading.Event().wait)
+sys.argv = ["lion-lint", "check", "--no-cache", "--output-format", "concise", "."]
+cli_main.main()
+"""
+
+
+def test_a_finished_run_exits_with_its_status_and_whole_report_past_a_stuck_exit_hook(
+        tmp_path: Path) -> None:
+    """The CLI ends the process without tearing the interpreter down (freeing the project
+    object by object cost a quarter of a second): no exit hook runs, and the report is
+    flushed first."""
+    many_bad_files(tmp_path, FILES)
+    run = subprocess.run([sys.executable, "-c", _FINISHED_WITH_A_STUCK_EXIT_HOOK], cwd=tmp_path,
+                         capture_output=True, env=_environment(), timeout=120)
+    assert run.returncode == 1, run.stderr
+    expected = subprocess.run(_command(".", "--no-cache", "--output-format", "concise"),
+                              cwd=tmp_path, capture_output=True, env=_environment(), timeout=600)
+    assert run.stdout == expected.stdout and run.stdout.count(b"\n") >= FILES
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_report_that_cannot_be_written_is_an_error_not_a_clean_exit(tmp_path: Path) -> None:
+    many_bad_files(tmp_path, 2)
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(_command(".", "--no-cache", "--output-format", "concise"),
+                             cwd=tmp_path, stdout=full, stderr=subprocess.PIPE,
+                             env=_environment(), timeout=120)
+    assert run.returncode == 2
+    assert b"lion-lint: error: cannot write the report" in run.stderr
+

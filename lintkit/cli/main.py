@@ -4,12 +4,13 @@ hands the results to a reporter. Heavy modules are imported inside the commands 
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -158,7 +159,7 @@ def check(**kwargs: Any) -> None:
                              record_baseline=args.write_baseline is not None,
                              use_cache=not args.no_cache,
                              cache_dir=args.cache_dir.absolute() if args.cache_dir else None,
-                             jobs=args.jobs)
+                             jobs=args.jobs, keep_project=True)
 
         def lint(stdin: tuple[Path, bytes] | None = buffer, first: bool = False) -> list[Any]:
             # The first run of a plain check may replay the last result without importing
@@ -200,7 +201,13 @@ def check(**kwargs: Any) -> None:
     if held and not args.quiet:
         click.echo(f"lion-lint: {held} diagnostic{'s' if held != 1 else ''} recorded in the "
                    "baseline not shown", err=True)
-    _report(results, cwd, args, buffer)
+    try:
+        _report(results, cwd, args, buffer)
+    except OSError as error:
+        if error.errno == errno.EPIPE:
+            raise  # the reader has gone (``| head``): click ends the run quietly, status 1
+        sys.stdout = open(os.devnull, "w")  # what is still buffered can never be written
+        _fail(_unwritable(error))
 
 
 def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None:
@@ -511,6 +518,8 @@ def main() -> None:
     # as "violations found", and lets any other exception out as a traceback.
     try:
         status = cli.main(prog_name="lion-lint", standalone_mode=False)
+    except SystemExit as exit_:
+        status = exit_.code
     except (KeyboardInterrupt, click.exceptions.Abort):
         click.echo("lion-lint: interrupted", err=True)
         sys.stdout.flush()
@@ -522,9 +531,44 @@ def main() -> None:
         os._exit(130)
     except click.ClickException as error:
         error.show()
-        sys.exit(error.exit_code)
+        status = error.exit_code
     except Exception as error:
         import traceback
 
-        _internal_error(f"{type(error).__name__}: {error}\n{traceback.format_exc()}")
-    sys.exit(status if isinstance(status, int) else 0)
+        try:
+            _internal_error(f"{type(error).__name__}: {error}\n{traceback.format_exc()}")
+        except SystemExit as exit_:
+            status = exit_.code
+    _leave(status)
+
+
+def _unwritable(error: OSError) -> str:
+    return f"cannot write the report: {error.strerror or error}"
+
+
+def _leave(status: object) -> NoReturn:
+    """End the process with ``status`` (as ``sys.exit`` reads it) once the output is out.
+
+    Not sys.exit: the interpreter would then free, object by object, everything the run
+    made, the project it keeps (RunOptions.keep_project) included: 0.25 s on the standard
+    library and on the LionAGI checkout, a tenth of a run with a file changed. Nothing
+    else waits for the exit: the workers have ended and every write is atomic."""
+    if status is None:
+        code = 0
+    elif isinstance(status, int):
+        code = status
+    else:  # sys.exit("message")
+        print(status, file=sys.stderr)
+        code = 1
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass  # the reader has gone (``lion-lint | head``): nothing left to tell it
+    except OSError as error:  # a full disk under ``> report.txt``: the report is not whole
+        click.echo(f"lion-lint: error: {_unwritable(error)}", err=True)
+        code = 2
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
+    os._exit(code)

@@ -167,6 +167,8 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
                    rules_part, scope, found.cache.directory)
     settle_result(result, scope, project, {r.code for r in rules}, config.path,
                   config.settings.baseline, options)
+    if options.keep_project:
+        result.project = project
     return result
 
 
@@ -217,6 +219,8 @@ def lint_paths(paths: Sequence[Path], config_path: Path | None, compose: Compose
         if root in seen:
             continue
         seen.add(root)
+        for earlier in results:
+            earlier.project = None  # one project in memory at a time
         with phase1.collector_paused():
             result = lint_project(root, config, targets, compose, options)
         results.append(result)
