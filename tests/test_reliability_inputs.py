@@ -104,6 +104,34 @@ def test_syntax_errors_are_located_in_crlf_and_bom_files(tmp_path: Path) -> None
     assert diagnostic.message.startswith("syntax error")
 
 
+
+# Invalid escapes, as in regexes written without r"": CPython warns about them when a
+# literal is evaluated or a file parsed (SyntaxWarning from 3.12, printed by default).
+ESCAPES = 'import atexit, re\nPATTERN = re.compile("\\d+\\.\\w")\natexit.register(print)\n'
+
+
+def test_invalid_escapes_in_the_code_print_no_warning(tmp_path: Path) -> None:
+    root = project(tmp_path, {"m.py": ESCAPES, "broken.py": 'x = "\\d"\ndef f(:\n'})
+    # Warnings always shown: what Python 3.12 shows by default, on any version.
+    done = run(".", "--no-cache", "--output-format", "concise", cwd=root,
+               env={"PYTHONWARNINGS": "always"})
+    assert done.stderr == b""
+    assert [line.split(" ")[1] for line in done.stdout.decode().splitlines()] == [
+        "LL000", "LL003"]
+
+
+def test_a_literal_with_invalid_escapes_keeps_its_value_with_warnings_as_errors() -> None:
+    import warnings
+
+    from lintkit.parsing.extract import extract
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        facts = extract("m.py", ESCAPES.encode(), False)
+    (call,) = [c for c in facts.calls if c.func == "re.compile"]
+    assert call.call.items[0].value == "\\d+\\.\\w"
+
+
 # --- files that cannot be checked: LL000 with the reason, and the run goes on ----------------
 
 def test_undecodable_bytes_without_a_cookie(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ costs a small fraction of it.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -652,15 +653,23 @@ def extract(path: str, source: bytes, is_package: bool,
     if refused is not None:
         return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                          error=refused)
-    try:
-        return _extract(path, source, is_package, after_parse)
-    except RecursionError:
-        pass  # a legal but deep tree (a long implicit string concatenation): more stack
-    try:
-        return with_deep_stack(_extract, path, source, is_package, after_parse)
-    except RecursionError:
-        return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
-                         error=ParseError(1, 1, "cannot analyse: nesting too deep"))
+    # LibCST evaluates string literals with ast.literal_eval, and a syntax error is
+    # located with ast.parse: CPython warns about the file's invalid escapes ('\d' in a
+    # regex), as SyntaxWarning from 3.12, which Python prints. Those are the file's
+    # business, not a finding of lion-lint's, and with warnings made errors (-W error) a
+    # literal's value would be lost.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            return _extract(path, source, is_package, after_parse)
+        except RecursionError:
+            pass  # a legal but deep tree (a long implicit string concatenation): more stack
+        try:
+            return with_deep_stack(_extract, path, source, is_package, after_parse)
+        except RecursionError:
+            return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
+                             error=ParseError(1, 1, "cannot analyse: nesting too deep"))
 
 
 def _extract(path: str, source: bytes, is_package: bool,
