@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,27 @@ def _snapshot(target: Path) -> str:
     return git(target, "rev-parse", "HEAD").strip()
 
 
+# What the hook's environment brings itself, or must take from the snapshot.
+_NOT_SHARED = ("pip", "setuptools", "pkg_resources", "_distutils_hack", "wheel", "lintkit",
+               "lion_lint", "__editable__", "__editable___lion_lint")
+
+
+def _installed_packages(target: Path) -> Path:
+    """The packages of the environment running the tests, for the hook's environment to
+    see on its path, without an index: lion-lint's dependencies. Not virtualenv's
+    --system-site-packages, which shows the base interpreter's packages, not a venv's;
+    and not the build tools, since an older setuptools first on the path builds without
+    bdist_wheel."""
+    target.mkdir()
+    for directory in site.getsitepackages():
+        for entry in sorted(Path(directory).iterdir()):
+            name = entry.name.split("-")[0].split(".")[0]
+            if name in _NOT_SHARED or entry.suffix == ".pth" or (target / entry.name).exists():
+                continue
+            (target / entry.name).symlink_to(entry)
+    return target
+
+
 @pytest.fixture(scope="module")
 def hooked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """A project in a git repository whose commits run lion-lint through pre-commit."""
@@ -46,11 +68,12 @@ def hooked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, st
         f"repos:\n  - repo: {base / 'hook-repo'}\n    rev: {rev}\n"
         "    hooks:\n      - id: lion-lint\n")
     git_init(project)
-    env = {**os.environ, "PRE_COMMIT_HOME": str(base / "cache"),
-           "VIRTUALENV_SYSTEM_SITE_PACKAGES": "1", "PIP_NO_INDEX": "1",
-           # Build with the setuptools virtualenv seeds instead of fetching one into an
-           # isolated build environment (pip reads this variable's "0" as "no isolation").
-           "PIP_NO_BUILD_ISOLATION": "0",
+    env = {**os.environ, "PRE_COMMIT_HOME": str(base / "cache"), "PIP_NO_INDEX": "1",
+           "PYTHONPATH": str(_installed_packages(base / "site")),
+           # Build with the setuptools virtualenv seeds (which it does not by itself from
+           # Python 3.12) instead of fetching one into an isolated build environment (pip
+           # reads this variable's "0" as "no isolation").
+           "VIRTUALENV_SETUPTOOLS": "bundle", "PIP_NO_BUILD_ISOLATION": "0",
            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
     env.pop("NO_COLOR", None)
