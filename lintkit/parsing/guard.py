@@ -20,6 +20,7 @@ thread with a large stack and recursion limit.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from array import array
@@ -40,6 +41,9 @@ _CRASH_DEPTH = 1000
 #: chains from about 3,000 links (its recursion limit of 1,000 times three).
 _CHAIN_TOKENS = (b".", b"+", b"-", b"~", b"*", b"(", b"[", b"not", b"if", b"lambda", b"await")
 _MAX_CHAIN = 2000
+#: LibCST's parser takes chains of 5,000 links on a thread with the usual 8 MiB stack and
+#: crashes from about 8,000; the deepest tree it is given.
+_MAX_TREE_DEPTH = 4000
 
 _STEPS = bytes.maketrans(b"([{)]}", b"\x01\x01\x01\xff\xff\xff")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
@@ -85,7 +89,7 @@ def _too_deep(source: bytes) -> ParseError | None:
     import ast
 
     try:
-        ast.parse(source)
+        tree = ast.parse(source)
     except (RecursionError, MemoryError):
         return ParseError(1, 1, "cannot parse: expressions nest deeper than the interpreter's "
                                 "parser allows")
@@ -98,7 +102,38 @@ def _too_deep(source: bytes) -> ParseError | None:
         return None  # newer syntax, or an ordinary error LibCST reports in its turn
     except ValueError:
         return None
+    if not _parser_refuses_deep_trees() and _deeper_than(tree, _MAX_TREE_DEPTH):
+        return ParseError(1, 1, "cannot parse: expressions nest deeper than LibCST's parser "
+                                f"can take (over {_MAX_TREE_DEPTH} levels)")
     return None
+
+
+@functools.cache
+def _parser_refuses_deep_trees() -> bool:
+    """Whether this interpreter's parser refuses a tree LibCST's cannot take. Python 3.11
+    and 3.12 refuse chains from about 3,000 links; 3.10 parses any (its compiler refuses
+    them) and 3.13 up to about 10,000, where LibCST's parser crashes from about 8,000."""
+    import ast
+
+    try:
+        ast.parse("x = " + "1 + " * _MAX_TREE_DEPTH + "1")
+    except (RecursionError, MemoryError):
+        return True
+    return False
+
+
+def _deeper_than(tree: object, limit: int) -> bool:
+    """Whether an ``ast`` tree nests deeper than ``limit`` (walked without recursion: it
+    may be deeper than Python's recursion limit)."""
+    import ast
+
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))  # type: ignore[arg-type]
+    return False
 
 
 def with_deep_stack(function: Callable[..., T], *args: object) -> T:
