@@ -111,7 +111,10 @@ ESCAPES = 'import atexit, re\nPATTERN = re.compile("\\d+\\.\\w")\natexit.registe
 
 
 def test_invalid_escapes_in_the_code_print_no_warning(tmp_path: Path) -> None:
-    root = project(tmp_path, {"m.py": ESCAPES, "broken.py": 'x = "\\d"\ndef f(:\n'})
+    # broken.py is parsed by the interpreter to locate its error, and dotted.py (with 2,000
+    # dots, so it could nest deep) first shown to it by the guard.
+    root = project(tmp_path, {"m.py": ESCAPES, "broken.py": 'x = "\\d"\ndef f(:\n',
+                              "dotted.py": 'x = "\\d"\n' + "y = a.b\n" * 2000})
     # Warnings always shown: what Python 3.12 shows by default, on any version.
     done = run(".", "--no-cache", "--output-format", "concise", cwd=root,
                env={"PYTHONWARNINGS": "always"})

@@ -649,18 +649,18 @@ def extract(path: str, source: bytes, is_package: bool,
 
     ``after_parse`` runs once the tree is built, before the facts are taken from it (the
     engine hands the parser's freed memory back to the system there)."""
-    refused = refusal(source)
-    if refused is not None:
-        return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
-                         error=refused)
-    # LibCST evaluates string literals with ast.literal_eval, and a syntax error is
-    # located with ast.parse: CPython warns about the file's invalid escapes ('\d' in a
-    # regex), as SyntaxWarning from 3.12, which Python prints. Those are the file's
+    # LibCST evaluates string literals with ast.literal_eval, and the guard and a syntax
+    # error's location use ast.parse: CPython warns about the file's invalid escapes ('\d'
+    # in a regex), as SyntaxWarning from 3.12, which Python prints. Those are the file's
     # business, not a finding of lion-lint's, and with warnings made errors (-W error) a
     # literal's value would be lost.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
+        refused = refusal(source)
+        if refused is not None:
+            return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
+                             error=refused)
         try:
             return _extract(path, source, is_package, after_parse)
         except RecursionError:
