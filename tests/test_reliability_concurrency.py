@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -190,3 +191,13 @@ def test_a_report_that_cannot_be_written_is_an_error_not_a_clean_exit(tmp_path: 
     assert run.returncode == 2
     assert b"lion-lint: error: cannot write the report" in run.stderr
 
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="closes standard output with sh")
+def test_a_closed_standard_output_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    many_bad_files(tmp_path, 2)
+    closed = subprocess.run(["sh", "-c", 'exec "$0" -m lintkit . --no-cache >&-',
+                             sys.executable], cwd=tmp_path, capture_output=True,
+                            env=_environment(), timeout=120)
+    assert (closed.returncode, closed.stderr) == (
+        2, b"lion-lint: error: cannot write the report: standard output is closed\n")

@@ -148,7 +148,7 @@ def check(**kwargs: Any) -> None:
     if args.config_file is not None and not args.config_file.is_file():
         _fail(f"config file not found: {args.config_file}")
     changed = _changed_lines(args, targets)
-    show_progress = not args.quiet and sys.stderr.isatty()
+    show_progress = not args.quiet and sys.stderr is not None and sys.stderr.isatty()
     with ProgressBar(lambda: _console(args.color, stderr=True)) as bar:
         options = RunOptions(select=_split(args.select) or None,
                              extend_select=_split(args.extend_select),
@@ -511,6 +511,10 @@ def _plugins_line(plugins: tuple[str, ...], spec: str) -> str:
 
 
 def main() -> None:
+    if sys.stdout is None:  # started with standard output closed (``lion-lint >&-``)
+        click.echo("lion-lint: error: cannot write the report: standard output is closed",
+                   err=True)
+        _leave(2)
     # A file name that is not valid UTF-8 is printed as the bytes it is made of.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="surrogateescape")
@@ -561,14 +565,16 @@ def _leave(status: object) -> NoReturn:
         print(status, file=sys.stderr)
         code = 1
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         pass  # the reader has gone (``lion-lint | head``): nothing left to tell it
     except OSError as error:  # a full disk under ``> report.txt``: the report is not whole
         click.echo(f"lion-lint: error: {_unwritable(error)}", err=True)
         code = 2
     try:
-        sys.stderr.flush()
+        if sys.stderr is not None:
+            sys.stderr.flush()
     except OSError:
         pass
     os._exit(code)
