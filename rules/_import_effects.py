@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from lintkit.core.facts import BindingFact, CallFact, ClassFact, Expr, FunctionFact, MutationFact
+from lintkit.core.facts import (BindingFact, CallFact, ClassFact, Expr, FileFacts, FunctionFact,
+                                MutationFact)
 from lintkit.core.index import ModuleInfo, ProjectIndex
 
 #: The first parameter of these methods is the class even without ``@classmethod``.
@@ -151,6 +152,16 @@ class _Region:
 _NOTHING_RUNS = _Region()
 
 
+def _runnable(facts: FileFacts) -> tuple[Sequence[CallFact], Sequence[MutationFact],
+                                        Sequence[BindingFact],
+                                        Sequence[FunctionFact | ClassFact]]:
+    """A file's facts that run code, in _Region's order: calls, stores, augmented
+    assignments, decorated definitions."""
+    return (facts.calls, facts.mutations,
+            [b for b in facts.bindings if b.kind == "augassign"],
+            [d for d in (*facts.functions, *facts.classes) if d.decorators])
+
+
 def _region(calls: list[CallFact], mutations: list[MutationFact],
             augassigns: list[BindingFact], decorated: list[FunctionFact | ClassFact]) -> _Region:
     if not (calls or mutations or augassigns or decorated):
@@ -248,24 +259,15 @@ class Effects:
 
     def _build_import_region(self, module: str) -> _Region:
         # TYPE_CHECKING and __main__ code never runs on import.
-        facts = self.index.modules[module].facts
-        return _region([c for c in facts.calls if c.when == "import"],
-                       [m for m in facts.mutations if m.when == "import"],
-                       [b for b in facts.bindings
-                        if b.kind == "augassign" and b.when == "import"],
-                       [d for d in (*facts.functions, *facts.classes)
-                        if d.decorators and d.when == "import"])
+        return _region(*([item for item in items if item.when == "import"]
+                         for items in _runnable(self.index.modules[module].facts)))
 
     def _build_function_regions(self, module: str) -> dict[str, _Region]:
         # Inside a function, code runs with the innermost function around it: each fact
         # goes to the region of that function, looked up once per scope.
-        facts = self.index.modules[module].facts
         runner_of: dict[str, str] = {}
         groups: dict[str, tuple[list[Any], list[Any], list[Any], list[Any]]] = {}
-        kinds = (facts.calls, facts.mutations,
-                 [b for b in facts.bindings if b.kind == "augassign"],
-                 [d for d in (*facts.functions, *facts.classes) if d.decorators])
-        for kind, items in enumerate(kinds):
+        for kind, items in enumerate(_runnable(self.index.modules[module].facts)):
             for item in items:
                 if item.when != "call":
                     continue
