@@ -35,8 +35,12 @@ class DefaultGroup(click.Group):
 
 
 def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"lion-lint: error: {message}", err=True)
+    _say_error(message)
     sys.exit(code)
+
+
+def _say_error(message: str) -> None:
+    click.echo(f"lion-lint: error: {message}", err=True)
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -207,7 +211,7 @@ def check(**kwargs: Any) -> None:
         if error.errno == errno.EPIPE:
             raise  # the reader has gone (``| head``): click ends the run quietly, status 1
         sys.stdout = open(os.devnull, "w")  # what is still buffered can never be written
-        _fail(_unwritable(error))
+        _fail(_unwritable(error.strerror or str(error)))
 
 
 def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None:
@@ -512,8 +516,7 @@ def _plugins_line(plugins: tuple[str, ...], spec: str) -> str:
 
 def main() -> None:
     if sys.stdout is None:  # started with standard output closed (``lion-lint >&-``)
-        click.echo("lion-lint: error: cannot write the report: standard output is closed",
-                   err=True)
+        _say_error(_unwritable("standard output is closed"))
         _leave(2)
     # A file name that is not valid UTF-8 is printed as the bytes it is made of.
     if hasattr(sys.stdout, "reconfigure"):
@@ -536,18 +539,15 @@ def main() -> None:
     except click.ClickException as error:
         error.show()
         status = error.exit_code
-    except Exception as error:
+    except Exception as error:  # a bug: said in one line, status 2 (it exits as usual)
         import traceback
 
-        try:
-            _internal_error(f"{type(error).__name__}: {error}\n{traceback.format_exc()}")
-        except SystemExit as exit_:
-            status = exit_.code
+        _internal_error(f"{type(error).__name__}: {error}\n{traceback.format_exc()}")
     _leave(status)
 
 
-def _unwritable(error: OSError) -> str:
-    return f"cannot write the report: {error.strerror or error}"
+def _unwritable(reason: str) -> str:
+    return f"cannot write the report: {reason}"
 
 
 def _leave(status: object) -> NoReturn:
@@ -570,7 +570,7 @@ def _leave(status: object) -> NoReturn:
     except BrokenPipeError:
         pass  # the reader has gone (``lion-lint | head``): nothing left to tell it
     except OSError as error:  # a full disk under ``> report.txt``: the report is not whole
-        click.echo(f"lion-lint: error: {_unwritable(error)}", err=True)
+        _say_error(_unwritable(error.strerror or str(error)))
         code = 2
     try:
         if sys.stderr is not None:
