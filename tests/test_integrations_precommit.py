@@ -36,7 +36,7 @@ def _snapshot(target: Path) -> str:
 
 # What the hook's environment brings itself, or must take from the snapshot.
 _NOT_SHARED = ("pip", "setuptools", "pkg_resources", "_distutils_hack", "wheel", "lintkit",
-               "lion_lint", "__editable__", "__editable___lion_lint")
+               "lion_lint")
 
 
 def _installed_packages(target: Path) -> Path:
@@ -49,7 +49,10 @@ def _installed_packages(target: Path) -> Path:
     for directory in site.getsitepackages():
         for entry in sorted(Path(directory).iterdir()):
             name = entry.name.split("-")[0].split(".")[0]
-            if name in _NOT_SHARED or entry.suffix == ".pth" or (target / entry.name).exists():
+            # An editable install of lion-lint: its finder module and .pth.
+            editable = entry.name.startswith("__editable__")
+            if (name in _NOT_SHARED or editable or entry.suffix == ".pth"
+                    or (target / entry.name).exists()):
                 continue
             (target / entry.name).symlink_to(entry)
     return target
