@@ -48,7 +48,17 @@ _VERBS = {
 }
 
 
-def verb_for(operation: str) -> str:
+#: What an augmented assignment does to the container it names, by operator: ``+=``
+#: concatenates, ``|=`` merges a set or a dict, ``-=`` and ``&=`` only take away.
+_AUGMENTED_VERBS = {"+=": "extends", "|=": "updates", "-=": "removes from",
+                    "&=": "removes from"}
+
+
+def verb_for(operation: str, operator: str | None = None) -> str:
+    """How a message words ``operation`` (a method called, or a kind of store; for an
+    augmented store of a name or an attribute, its ``operator`` decides)."""
+    if operator is not None and operation in ("augassign", "augattr"):
+        return _AUGMENTED_VERBS.get(operator, "updates")
     return _VERBS.get(operation, "removes from" if operation in (
         "delitem", "__delitem__", "pop", "popitem", "remove", "discard", "clear")
         else f"calls .{operation}() on")
@@ -763,7 +773,8 @@ class Effects:
                                          depth) if ref else []
             else:
                 targets = self.eval(_through_subscripts(target), module, mutation.scope, depth)
-            stores = [self.store(v, verb_for(mutation.kind)) for v in targets]
+            stores = [self.store(v, verb_for(mutation.kind, mutation.operator))
+                      for v in targets]
             name = _display(target) + ("[...]" if mutation.kind != "augattr" else
                                        f".{mutation.attr}")
             yield Site("mutation", mutation.span, name, mutation.scope,
@@ -777,8 +788,9 @@ class Effects:
                 targets = self._eval_name(binding.name, module, "", depth)
             else:
                 targets = self._eval_name(binding.name, module, binding.scope, depth)
-            stores = [self.store(v, verb_for("augassign")) for v in targets]
-            yield Site("mutation", binding.span, f"{binding.name} +=", binding.scope,
+            stores = [self.store(v, verb_for("augassign", binding.operator)) for v in targets]
+            subject = f"{binding.name} {binding.operator or '+='}"
+            yield Site("mutation", binding.span, subject, binding.scope,
                        [s for s in stores if s is not None])
 
 

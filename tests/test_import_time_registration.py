@@ -169,6 +169,33 @@ def test_every_store_form_at_module_level_including_compound_statements() -> Non
     ]
 
 
+def test_an_augmented_assignment_is_worded_by_its_operator() -> None:
+    # += concatenates, |= merges, -= and &= only take away; any other operator updates.
+    module = (
+        "from pkg import registry\n"
+        "from pkg.registry import NAMES, _ROUTES\n\n"
+        "_ROUTES += [1]\n"
+        "NAMES |= {'a'}\n"
+        "NAMES -= {'b'}\n"
+        "NAMES &= {'c'}\n"
+        "NAMES ^= {'d'}\n"
+        "registry.NAMES |= {'e'}\n"
+        "registry._ROUTES += [2]\n"
+        "registry.COUNTS['a'] |= 1\n"
+    )
+    found = lint(with_registry(module))
+    assert [(line, message.split(" (")[0]) for _, line, _, message in found] == [
+        (4, "_ROUTES += registers at import time: extends _ROUTES"),
+        (5, "NAMES |= registers at import time: updates NAMES"),
+        (6, "NAMES -= registers at import time: removes from NAMES"),
+        (7, "NAMES &= registers at import time: removes from NAMES"),
+        (8, "NAMES ^= registers at import time: updates NAMES"),
+        (9, "registry.NAMES registers at import time: updates NAMES"),
+        (10, "registry._ROUTES registers at import time: extends _ROUTES"),
+        (11, "registry.COUNTS[...] registers at import time: updates an item of COUNTS"),
+    ]
+
+
 def test_class_bodies_defaults_and_bases_run_at_import() -> None:
     module = (
         "from pkg.registry import NAMES, register\n\n\n"
@@ -220,7 +247,7 @@ def test_a_called_function_runs_its_class_bodies_decorators_and_global_stores() 
     # registry module), and the decorator's call of register; not later's store.
     assert effects == [
         "sets an item of HANDLERS (pkg/registry.py:4) via _setup (pkg/ops.py:4)",
-        "also extends NAMES (pkg/registry.py:5) via _setup (pkg/ops.py:4)",
+        "also updates NAMES (pkg/registry.py:5) via _setup (pkg/ops.py:4)",
         "also sets an item of HANDLERS (pkg/registry.py:4) via _setup (pkg/ops.py:4) "
         "-> register (pkg/registry.py:17)",
     ]

@@ -57,7 +57,7 @@ def unpack_span(packed: PackedSpan) -> Span:
     return (line, packed & _MASK, line + lines, end_column)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 13
+FACTS_VERSION = 14
 
 
 class Expr:
@@ -255,8 +255,9 @@ class ImportFact(_Spanned):
 class BindingFact(_Spanned):
     """A name bound by an assignment, ``for``, ``with`` or walrus in some scope.
 
-    ``value`` is the assigned expression for a single-target assignment (None for tuple
-    unpacking, loops and augmented assignments, where ``kind`` tells which).
+    ``value`` is the assigned expression for a single-target assignment or an augmented
+    one (None for tuple unpacking and loops, where ``kind`` tells which); ``operator`` is an
+    augmented assignment's operator (``"+="``, ``"|="``...), None for any other binding.
 
     Most bindings are a function's locals, which few rules read: a BindingFact read back
     from the cache keeps its value as the compact text it was stored as, and ``value``
@@ -279,6 +280,7 @@ class BindingFact(_Spanned):
     annotation: Expr | None
     when: When
     guard: str | None = None
+    operator: str | None = None
 
     def __post_init__(self, span: Span | PackedSpan,  # type: ignore[override]
                       value: Expr | None) -> None:
@@ -289,7 +291,8 @@ class BindingFact(_Spanned):
     @classmethod
     def stored(cls, name: str, scope: str, span: PackedSpan, kind: str,
                value: str | int | None, annotation: Expr | None, when: When,
-               guard: str | None, siblings: weakref.ref[list[CallFact]]) -> BindingFact:
+               guard: str | None, siblings: weakref.ref[list[CallFact]],
+               operator: str | None = None) -> BindingFact:
         """A binding as read back from its JSON: ``value`` as the encoder wrote it."""
         fact = object.__new__(cls)
         fact.name = name
@@ -301,6 +304,7 @@ class BindingFact(_Spanned):
         fact.annotation = annotation
         fact.when = when
         fact.guard = guard
+        fact.operator = operator
         return fact
 
     @property
@@ -316,7 +320,7 @@ class BindingFact(_Spanned):
 
     def _fields(self) -> tuple[Any, ...]:
         return (self.name, self.scope, self._span, self.kind, self.value,  # type: ignore[attr-defined]
-                self.annotation, self.when, self.guard)
+                self.annotation, self.when, self.guard, self.operator)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BindingFact):
@@ -355,7 +359,8 @@ class MutationFact(_Spanned):
     """A store into something other than a plain name: ``x[k] = v``, ``del x[k]``,
     ``x[k] += v``, ``x.attr = v``, ``del x.attr``.
 
-    ``target`` is the object written to (``x``); ``attr`` the attribute for attribute stores.
+    ``target`` is the object written to (``x``); ``attr`` the attribute for attribute stores;
+    ``operator`` an augmented store's operator (``"+="``, ``"|="``...), None for the others.
     """
 
     kind: str  # setitem | delitem | augitem | setattr | delattr | augattr
@@ -366,6 +371,7 @@ class MutationFact(_Spanned):
     _span: PackedSpan = field(init=False, repr=False)
     scope: str
     when: When
+    operator: str | None = None
 
 
 class CallFact:
@@ -667,15 +673,19 @@ class _ExprEncoder:
 
     def binding_row(self, fact: BindingFact) -> list[Any]:
         """A BindingFact as written: its fields in order, the value as JSON text of its
-        encoding (or the index of the CallFact it is), read only when a rule asks."""
+        encoding (or the index of the CallFact it is), read only when a rule asks; the
+        operator only when there is one (an augmented assignment's)."""
         value = fact._value
         if value is not None and value.__class__ is not str and value.__class__ is not int:
             encoded = self.encode(value)  # type: ignore[arg-type]
             value = encoded if encoded.__class__ is int else _dumps(encoded)
         annotation = fact.annotation
-        return [fact.name, fact.scope, fact._span, fact.kind, value,
-                None if annotation is None else self.encode(annotation), fact.when,
-                fact.guard]
+        row = [fact.name, fact.scope, fact._span, fact.kind, value,
+               None if annotation is None else self.encode(annotation), fact.when,
+               fact.guard]
+        if fact.operator is not None:
+            row.append(fact.operator)
+        return row
 
 
 class _ExprDecoder:
@@ -809,7 +819,7 @@ def _import_fact(r: list[Any], expr: Decode) -> ImportFact:
 
 def _mutation_fact(r: list[Any], expr: Decode) -> MutationFact:
     return MutationFact(intern(r[0]), expr(r[1]), _opt_intern(r[2]), _opt_expr(r[3], expr),
-                        r[4], intern(r[5]), intern(r[6]))  # type: ignore[arg-type]
+                        r[4], intern(r[5]), intern(r[6]), _opt_intern(r[7]))  # type: ignore[arg-type]
 
 
 def _function_fact(r: list[Any], expr: Decode) -> FunctionFact:
@@ -869,7 +879,7 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
     binding = BindingFact.stored
     facts.bindings = [binding(intern(r[0]), intern(r[1]), _packed(r[2]), intern(r[3]), r[4],
                               _opt_expr(r[5], expr), intern(r[6]), _opt_intern(r[7]),
-                              siblings)
+                              siblings, _opt_intern(r[8]) if len(r) > 8 else None)
                       for r in data["bindings"]]
     for name, decode in _LISTS:
         setattr(facts, name, [decode(r, expr) for r in data[name]])

@@ -68,6 +68,14 @@ def _subclasses(cls: type) -> set[type]:
 # node's type is exact and, unlike isinstance against LibCST's ABCs (a Python-level
 # __instancecheck__ per call), costs almost nothing: the walk makes millions of such tests.
 _NODE_TYPES = frozenset(c for c in _subclasses(cst.CSTNode) if not getattr(c, "__abstractmethods__", None))
+#: The text of each augmented assignment's operator.
+_AUGMENTED_OPERATORS: dict[type, str] = {
+    cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: "*=",
+    cst.MatrixMultiplyAssign: "@=", cst.DivideAssign: "/=", cst.FloorDivideAssign: "//=",
+    cst.ModuloAssign: "%=", cst.PowerAssign: "**=", cst.LeftShiftAssign: "<<=",
+    cst.RightShiftAssign: ">>=", cst.BitAndAssign: "&=", cst.BitOrAssign: "|=",
+    cst.BitXorAssign: "^=",
+}
 _SKIPPED_TYPES = frozenset({cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Comment,
                             cst.Newline})
 
@@ -489,7 +497,8 @@ class _Extractor:
             self._assign_target(node.target, node.value, node.annotation.annotation,
                                 "annassign", ctx)
         elif isinstance(node, cst.AugAssign):
-            self._assign_target(node.target, node.value, None, "augassign", ctx)
+            self._assign_target(node.target, node.value, None, "augassign", ctx,
+                                _AUGMENTED_OPERATORS.get(type(node.operator)))
         elif isinstance(node, cst.Del):
             self._delete(node.target, ctx)
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
@@ -531,11 +540,12 @@ class _Extractor:
         self.facts.imports.append(fact)
 
     def _assign_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None,
-                       annotation: cst.BaseExpression | None, kind: str, ctx: _Ctx) -> None:
+                       annotation: cst.BaseExpression | None, kind: str, ctx: _Ctx,
+                       operator: str | None = None) -> None:
         if isinstance(target, cst.Name):
             if kind == "assign" and target.value == "TYPE_CHECKING":
                 self.type_checking_names.add("TYPE_CHECKING")
-            self._bind(target.value, target, kind, value, annotation, ctx)
+            self._bind(target.value, target, kind, value, annotation, ctx, operator)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._assign_target(element.value, None, None, "unpack", ctx)
@@ -543,10 +553,11 @@ class _Extractor:
             self._assign_target(target.value, None, None, "unpack", ctx)
         elif isinstance(target, cst.Subscript):
             mutation = "augitem" if kind == "augassign" else "setitem"
-            self._mutation(mutation, target, target.value, None, value, ctx)
+            self._mutation(mutation, target, target.value, None, value, ctx, operator)
         elif isinstance(target, cst.Attribute):
             mutation = "augattr" if kind == "augassign" else "setattr"
-            self._mutation(mutation, target, target.value, target.attr.value, value, ctx)
+            self._mutation(mutation, target, target.value, target.attr.value, value, ctx,
+                           operator)
 
     def _bind_target(self, target: cst.BaseExpression, kind: str,
                      value: cst.BaseExpression | None, ctx: _Ctx) -> None:
@@ -563,7 +574,7 @@ class _Extractor:
 
     def _bind(self, name: str, node: cst.CSTNode, kind: str,
               value: cst.BaseExpression | None, annotation: cst.BaseExpression | None,
-              ctx: _Ctx) -> None:
+              ctx: _Ctx, operator: str | None = None) -> None:
         fact = BindingFact(
             name=name,
             scope=ctx.scope,
@@ -573,16 +584,18 @@ class _Extractor:
             annotation=self.expr(annotation) if annotation is not None else None,
             when=ctx.when,
             guard=ctx.guard,
+            operator=operator,
         )
         self._at(fact, "span", node)
         self.facts.bindings.append(fact)
         self._note_local(name)
 
     def _mutation(self, kind: str, node: cst.CSTNode, target: cst.BaseExpression,
-                  attr: str | None, value: cst.BaseExpression | None, ctx: _Ctx) -> None:
+                  attr: str | None, value: cst.BaseExpression | None, ctx: _Ctx,
+                  operator: str | None = None) -> None:
         fact = MutationFact(kind=kind, target=self.expr(target), attr=attr,
                             value=self.expr(value) if value is not None else None,
-                            span=NO_SPAN, scope=ctx.scope, when=ctx.when)
+                            span=NO_SPAN, scope=ctx.scope, when=ctx.when, operator=operator)
         self._at(fact, "span", node)
         self.facts.mutations.append(fact)
 
