@@ -171,6 +171,37 @@ def test_an_editor_buffer_is_never_replayed_nor_stored(tmp_path: Path) -> None:
                                            ("LL001", "src/pkg/bad.py")]
 
 
+def test_a_buffer_that_is_the_file_as_saved_is_replayed_and_stored(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    run("check", cwd=tmp_path)
+    path = tmp_path / "src/pkg/bad.py"
+    editor = ("check", "--output-format", "json", "--stdin-filename", "src/pkg/bad.py", "-")
+
+    def lint_buffer(buffer: bytes) -> tuple[str, bool]:
+        """Lint ``buffer`` with the facts entries gone: (stdout, whether it parsed)."""
+        _forget_facts(tmp_path)
+        done = run(*editor, cwd=tmp_path, stdin=buffer, env=IMPORTTIME)
+        return done.stdout, "libcst" in done.stderr
+
+    # Just opened: the project's last result answers for the file, as for `check PATH`.
+    opened, parsed = lint_buffer(path.read_bytes())
+    assert not parsed and _facts_entries(tmp_path) == []
+    direct = run("check", "--output-format", "json", "src/pkg/bad.py", cwd=tmp_path)
+    assert opened == direct.stdout
+    assert _codes(opened) == [("LL001", "src/pkg/bad.py")]
+    # Just saved after an edit: computed once and kept, then replayed while nothing changes.
+    path.write_text(BAD.replace("class Bad(Mid)", "class Bad"), "utf-8")
+    saved = path.read_bytes()
+    first, parsed = lint_buffer(saved)
+    assert parsed and _codes(first) == []
+    again, parsed = lint_buffer(saved)
+    assert not parsed and again == first
+    # The same text unsaved over other text on disk is a buffer again: never replayed.
+    path.write_text(BAD, "utf-8")
+    unsaved, parsed = lint_buffer(saved)
+    assert parsed and unsaved == first
+
+
 def test_fixes_survive_a_replay(tmp_path: Path) -> None:
     make_project(tmp_path)
     cold = run("check", "--diff", cwd=tmp_path)

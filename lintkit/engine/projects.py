@@ -134,7 +134,11 @@ def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[
     if options.stdin is not None:
         stdin_path, source = options.stdin
         relative = stdin_path.relative_to(root).as_posix() if stdin_path.is_absolute() else stdin_path.as_posix()
-        overrides[relative] = source
+        # A buffer that is the file as saved (an editor linting what it has just opened or
+        # saved) stands for nothing: the run is the file's own, whose result may be
+        # replayed and kept like any other.
+        if not _saved_as(root / relative, source):
+            overrides[relative] = source
         if relative not in paths:
             paths = sorted({*paths, relative})
         relative_targets = [relative]
@@ -173,6 +177,14 @@ def empty_project(root: Path, overrides: dict[str, bytes]) -> Project:
     """A project with no facts: what a replayed result needs (its files' lines, for the
     baseline) without decoding anything."""
     return Project(root=root, index=ProjectIndex([], {}), overrides=overrides)
+
+
+def _saved_as(path: Path, source: bytes) -> bool:
+    """Whether the file at ``path`` holds exactly ``source``."""
+    try:
+        return path.stat().st_size == len(source) and path.read_bytes() == source
+    except OSError:
+        return False
 
 
 def _targets_reach(nested_root: Path, targets: list[Path]) -> bool:

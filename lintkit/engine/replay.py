@@ -51,7 +51,7 @@ def replay(paths: list[Path], config_path: Path | None,
            options: RunOptions) -> list[ProjectResult] | None:
     """The results of every project the paths reach, each replayed from its last run, or
     None when any project cannot be (then the caller runs them all in full)."""
-    if options.stdin is not None or options.record_baseline or not options.use_cache:
+    if options.record_baseline or not options.use_cache:
         return None
     results = []
     for root, (config, targets) in sorted(plan(paths, config_path).items()):
@@ -67,7 +67,7 @@ def write_note(root: Path, config_path: Path | None, options: RunOptions,
                cache_directory: Path) -> None:
     """Record what the next run needs to replay this one's result (the full run calls this
     whenever it stores or replays a result)."""
-    if options.stdin is not None or options.record_baseline:
+    if scope.overrides or options.record_baseline:
         return
     note = {
         "version": NOTE_VERSION,
@@ -105,8 +105,9 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
             ConfigError):
         return None  # no note, or a damaged or foreign one: run in full
     scope = scope_of(root, config_path, settings, targets, options)
-    if scope.nested_reached(targets) or _file_stamps(root, scope.paths) != recorded_files:
-        return None
+    if (scope.overrides or scope.nested_reached(targets)
+            or _file_stamps(root, scope.paths) != recorded_files):
+        return None  # an editor's unsaved buffer is never replayed
     found = phase1.survey(root, scope.paths, {}, phase1.options_for(
         root, settings, use_cache=True, cache_dir=directory), settings)
     files = found.fingerprint()

@@ -23,7 +23,8 @@ A run that reports on part of the project (``lion-lint src/pkg``) lets the rules
 rest (see ``Project.reports``), so its entry records the targets it *covers*: it is replayed
 for those targets or any within them, while the whole project's entry serves any targets.
 
-An editor's unsaved buffer (``--stdin-filename``) is never replayed nor stored. One entry
+An editor's unsaved buffer (``--stdin-filename``) is never replayed nor stored (a buffer
+that is the file as saved is the file: see ``scope_of``). One entry
 per project is kept (the latest run's), written atomically; a damaged or foreign entry is a
 miss, never an error.
 """
