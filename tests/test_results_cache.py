@@ -125,6 +125,35 @@ def test_editing_a_local_rule_recomputes(tmp_path: Path) -> None:
         "second wording"]
 
 
+def test_a_touched_local_rule_replays_and_an_edited_one_recomputes(tmp_path: Path) -> None:
+    # The rules' code is keyed by its content: a checkout or a reinstall gives files new
+    # modification times and changes nothing else.
+    make_project(tmp_path)
+    rule = add_local_rule(tmp_path)
+    first = run("check", "--output-format", "json", cwd=tmp_path).stdout
+    rewrite_later(rule, rule.read_text())
+    assert _replayed(tmp_path) == first
+    rewrite_later(rule, PLUGIN.replace("first wording", "second wording"))
+    shutil.rmtree(tmp_path / "tools/__pycache__", ignore_errors=True)
+    assert "second wording" in _recomputed(tmp_path)
+
+
+def test_a_cache_restored_in_another_checkout_replays(tmp_path: Path) -> None:
+    # CI restores the cache into a fresh checkout, often at another path: where the
+    # project lies is no part of the key.
+    first = tmp_path / "first"
+    first.mkdir()
+    make_project(first)
+    add_local_rule(first)
+    cold = run("check", "--output-format", "json", cwd=first).stdout
+    shutil.rmtree(first / "tools/__pycache__", ignore_errors=True)
+    moved = tmp_path / "elsewhere/checkout"
+    shutil.copytree(first, moved)
+    assert _replayed(moved) == cold
+    (moved / "src/pkg/bad.py").write_text(BAD + "\n# edited\n", "utf-8")
+    assert _codes(_recomputed(moved)) == _codes(cold)
+
+
 @pytest.mark.parametrize("damage", ["truncated", "not json", "wrong shape", "other key"])
 def test_a_damaged_entry_is_recomputed_never_trusted(tmp_path: Path, damage: str) -> None:
     make_project(tmp_path)

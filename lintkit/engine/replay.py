@@ -11,7 +11,8 @@ result, it also writes a *replay note* beside the cache:
   decide the rules or the files;
 - the validated settings, as plain data;
 - the part of the results key that comes from the rules: those on offer, those selected,
-  and the size and modification time of every module they run on;
+  and the content of every module they run on, with each module's size and modification
+  time;
 - the size and modification time of each project file.
 
 The next run with the same invocation reads the note before it imports pydantic or a rule,
@@ -44,7 +45,7 @@ from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, empty_pro
 from lintkit.engine.results import ResultsCache, stamps
 
 #: Bump when the shape of a note changes.
-NOTE_VERSION = 1
+NOTE_VERSION = 2
 
 
 def replay(paths: list[Path], config_path: Path | None,
@@ -95,7 +96,7 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
         if note["invocation"] != _invocation(root, config_path, options):
             return None
         rules_part = note["rules"]
-        code = rules_part["code"]
+        code = rules_part["stamps"]
         if stamps([filename for filename, _, _ in code]) != code:
             return None
         settings = SimpleNamespace(**{name: tuple(value) if isinstance(value, list) else value

@@ -14,10 +14,15 @@ The key covers:
 - the phase-1 salt (lion-lint, Python and LibCST versions);
 - the configuration file's path and bytes (and the root's ``pyproject.toml``), the rules on
   offer and the rules selected;
-- the size and modification time of every module the rules run on (lion-lint's own, the
-  plugins' and any module loaded from inside the project), so that editing a rule during
-  development is never answered from the cache;
+- the content of every module the rules run on (lion-lint's own, the plugins' and any
+  module loaded from inside the project), so that editing a rule during development is
+  never answered from the cache;
 - directories that could not be read.
+
+Nothing in it says where the project or lion-lint lies: paths are the project's own
+(relative to its root) or a module's within its installation, so a cache restored on
+another machine, in another checkout directory or after reinstalling lion-lint (which
+gives its files new modification times) still answers.
 
 A run that reports on part of the project (``lion-lint src/pkg``) lets the rules skip the
 rest (see ``Project.reports``), so its entry records the targets it *covers*: it is replayed
@@ -47,8 +52,8 @@ from lintkit.engine.cache import FactsCache, file_hash, write_entry
 if TYPE_CHECKING:  # a replayed run computes the key without importing the rule API
     from lintkit.core.rule import Rule
 
-#: Bump when the shape of an entry changes.
-RESULTS_VERSION = 2
+#: Bump when the shape of an entry or of its key changes.
+RESULTS_VERSION = 3
 
 
 class ResultsCache:
@@ -64,12 +69,17 @@ class ResultsCache:
 
     def rules_part(self, available: Sequence[type[Rule]], active: Sequence[Rule]) -> dict[str, Any]:
         """The part of the key that comes from the rules: those on offer, those selected,
-        and the code they run on. Plain data: a replay note keeps it, so that a replayed
-        run can make the key without importing a rule."""
+        and the code they run on (each module's name within its installation and the hash
+        of its bytes). Plain data: a replay note keeps it, so that a replayed run can make
+        the key without importing a rule. ``stamps`` is no part of the key: the size and
+        modification time of each module, by which the note tells that the code is as it
+        was without reading it."""
+        files = _code_files(self.root, available)
         return {
             "available": [f"{r.code}:{r.__module__}.{r.__qualname__}" for r in available],
             "active": sorted(r.code for r in active),
-            "code": _code_fingerprint(self.root, available),
+            "code": sorted([name, file_hash(Path(filename))] for filename, name in files.items()),
+            "stamps": stamps(sorted(files)),
         }
 
     def key(self, files: Sequence[tuple[str, str]], config_path: Path | None,
@@ -81,7 +91,8 @@ class ResultsCache:
         material = {
             "version": RESULTS_VERSION,
             "salt": self.salt,
-            "config": [[str(path), file_hash(path)] for path in configs],
+            "config": [[_project_relative(path, self.root), file_hash(path)]
+                       for path in configs],
             "available": rules_part["available"],
             "active": rules_part["active"],
             "code": rules_part["code"],
@@ -129,30 +140,46 @@ class ResultsCache:
             pass
 
 
-def _code_fingerprint(root: Path, available: Sequence[type[Rule]]) -> list[list[Any]]:
-    """Size and modification time of the code the rules run on: every module of lion-lint
-    and of each package a rule on offer comes from (loaded or not: a rule may import its
-    helpers lazily), and every module loaded from inside the project (a local plugin's)."""
+def _code_files(root: Path, available: Sequence[type[Rule]]) -> dict[str, str]:
+    """The code the rules run on, each file with a name that does not say where it lies:
+    every module of lion-lint and of each package a rule on offer comes from (loaded or
+    not: a rule may import its helpers lazily), named within its package
+    (``lintkit/core/index.py``); and every module loaded from inside the project (a local
+    plugin's), named from the project root."""
     packages = {"lintkit", *(r.__module__.rpartition(".")[0] or r.__module__
                              for r in available)}
     # A package inside another listed one (lintkit.core in lintkit) is walked with it.
     outermost = {name for name in packages
                  if not any(name.startswith(f"{other}.") for other in packages)}
-    files: set[str] = set()
+    files: dict[str, str] = {}
     for name in sorted(outermost):
         module = sys.modules.get(name)
         for directory in getattr(module, "__path__", None) or ():
-            files.update(_python_files(directory))
-    for name in {r.__module__ for r in available}:
+            for filename in _python_files(directory):
+                relative = os.path.relpath(filename, directory).replace(os.sep, "/")
+                files.setdefault(filename, f"{name}/{relative}")
+    for name in sorted({r.__module__ for r in available}):
         filename = getattr(sys.modules.get(name), "__file__", None)
         if filename:
-            files.add(filename)
-    inside = str(root.resolve()) + os.sep
+            files.setdefault(filename, f"{name}.py")
+    inside = str(root.resolve())
     for module in list(sys.modules.values()):
         filename = getattr(module, "__file__", None)
-        if filename and os.path.abspath(filename).startswith(inside):
-            files.add(filename)
-    return stamps(sorted(files))
+        if filename and os.path.abspath(filename).startswith(inside + os.sep):
+            relative = os.path.relpath(os.path.abspath(filename), inside)
+            files.setdefault(filename, "project:" + relative.replace(os.sep, "/"))
+    return files
+
+
+def _project_relative(path: Path | None, root: Path) -> str:
+    """A configuration file's path from the project root ("" for none), or as given when it
+    lies outside."""
+    if path is None:
+        return ""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def stamps(filenames: Sequence[str]) -> list[list[Any]]:
