@@ -137,7 +137,7 @@ def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[
         # A buffer that is the file as saved (an editor linting what it has just opened or
         # saved) stands for nothing: the run is the file's own, whose result may be
         # replayed and kept like any other.
-        if not _saved_as(root / relative, source):
+        if not saved_as(root / relative, source):
             overrides[relative] = source
         if relative not in paths:
             paths = sorted({*paths, relative})
@@ -179,7 +179,7 @@ def empty_project(root: Path, overrides: dict[str, bytes]) -> Project:
     return Project(root=root, index=ProjectIndex([], {}), overrides=overrides)
 
 
-def _saved_as(path: Path, source: bytes) -> bool:
+def saved_as(path: Path, source: bytes) -> bool:
     """Whether the file at ``path`` holds exactly ``source``."""
     try:
         return path.stat().st_size == len(source) and path.read_bytes() == source

@@ -41,7 +41,7 @@ from lintkit.config.locate import ConfigError
 from lintkit.engine import phase1
 from lintkit.engine.cache import cache_place, configured_directory, file_hash, write_entry
 from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, empty_project, plan,
-                                     scope_of, settle_result)
+                                     saved_as, scope_of, settle_result)
 from lintkit.engine.results import ResultsCache, stamps
 
 #: Bump when the shape of a note changes.
@@ -54,6 +54,8 @@ def replay(paths: list[Path], config_path: Path | None,
     None when any project cannot be (then the caller runs them all in full)."""
     if options.record_baseline or not options.use_cache:
         return None
+    if options.stdin is not None and not saved_as(*options.stdin):
+        return None  # an editor's unsaved buffer: known before the note is read
     results = []
     for root, (config, targets) in sorted(plan(paths, config_path).items()):
         result = _replay_project(root, config, targets, options)
