@@ -330,7 +330,7 @@ def run_property(examples: int, seed: int | None) -> tuple[int, list[str]]:
         pass
     failures: list[str] = []
     for name, strategy in strategies.items():
-        @settings(max_examples=examples, deadline=None, database=None,
+        @settings(max_examples=examples, deadline=None, database=None, print_blob=True,
                   suppress_health_check=list(HealthCheck))
         @given(strategy)
         def prop(files: dict[str, str]) -> None:

@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 
 from fuzz_support import broken_projects, check_project, projects
 
-SUITE = settings(max_examples=30, deadline=None, database=None,
+# No example database, so every run explores afresh; a failure prints the blob that
+# replays it (@reproduce_failure), since a CI log is the only record of a random example.
+SUITE = settings(max_examples=30, deadline=None, database=None, print_blob=True,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
