@@ -15,7 +15,9 @@ safely; LibCST sees it only if the interpreter accepts it or objects to somethin
 Python code that walks a LibCST tree (the extractor, the position pass) recurses too, and a
 legal file can be deeper than the default recursion limit allows: a long implicit string
 concatenation is a chain of nested nodes. ``with_deep_stack`` reruns such a file's work on a
-thread with a large stack and recursion limit.
+thread with a large stack and recursion limit. (That limit is all the walk needs: the
+position pass keeps LibCST's code generation from recursing through C, where Python 3.12
+counts against a fixed limit of its own; see ``lintkit.parsing.cstparse.flat_codegen``.)
 """
 
 from __future__ import annotations

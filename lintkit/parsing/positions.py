@@ -22,6 +22,8 @@ from typing import Any
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from lintkit.parsing.cstparse import flat_codegen
+
 Span = tuple[int, int, int, int]
 
 _OUTSIDE = nullcontext()
@@ -89,7 +91,8 @@ def node_spans(module: cst.Module, wanted: set[int]) -> dict[int, Span]:
     if not wanted:
         return {}
     state = _CountingState(module, wanted)
-    module._codegen(state)
+    with flat_codegen():
+        module._codegen(state)
     tokens = state.tokens
     bounds = state.bounds
     # Line and column at each bound: only the code between consecutive bounds is joined.
