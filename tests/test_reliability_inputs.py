@@ -259,6 +259,18 @@ def test_code_libcst_cannot_parse_is_not_blamed_on_the_file(tmp_path: Path) -> N
                                          "which the interpreter accepts")
 
 
+@pytest.mark.parametrize("source, place", [
+    ("def f():\n    (x): int = 1\n\n    y = 2\n", (2, 10)),
+    ("x = 1\n(pars): bool = True\n\ny = 2\n", (2, 9)),
+    ("x = 1\n\n\n(a): int\n", (4, 6)),
+])
+def test_code_libcst_cannot_parse_is_reported_where_its_parser_stopped(
+        tmp_path: Path, source: str, place: tuple[int, int]) -> None:
+    # At the annotation LibCST could not take, not at the statement after it.
+    (diagnostic,) = lint(project(tmp_path, {"m.py": source}))
+    assert (diagnostic.location.line, diagnostic.location.column) == place
+
+
 # --- the file system ------------------------------------------------------------------------
 
 def test_symlink_loops_do_not_trap_the_walk(tmp_path: Path) -> None:

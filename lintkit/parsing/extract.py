@@ -9,6 +9,7 @@ costs a small fraction of it.
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -732,10 +733,27 @@ def _interpreter_syntax_error(source: bytes, error: cst.ParserSyntaxError) -> Pa
     except (ValueError, RecursionError, MemoryError):
         pass
     else:
-        return ParseError(error.raw_line, error.raw_column + 1,
-                          f"cannot parse: LibCST's parser rejects this code, which the "
-                          f"interpreter accepts ({reason})")
-    return ParseError(error.raw_line, error.raw_column + 1, f"syntax error: {reason}")
+        line, column = _libcst_error_place(error)
+        return ParseError(line, column, f"cannot parse: LibCST's parser rejects this code, "
+                                        f"which the interpreter accepts ({reason})")
+    line, column = _libcst_error_place(error)
+    return ParseError(line, column, f"syntax error: {reason}")
+
+
+_ERROR_AT = re.compile(r"error at (\d+):(\d+):")
+
+
+def _libcst_error_place(error: cst.ParserSyntaxError) -> tuple[int, int]:
+    """Where LibCST's native parser failed: 1-based line and column.
+
+    Its message names the token it could not take ("error at 2:8", the column 0-based);
+    `raw_line` and `raw_column` pair that token's column with a line that can be the next
+    statement's, so a valid `(x): int` above a blank line was reported a line late.
+    """
+    match = _ERROR_AT.search(error.message)
+    if match:
+        return max(int(match[1]), 1), int(match[2]) + 1
+    return max(error.raw_line, 1), error.raw_column + 1
 
 
 def line_count(source: bytes) -> int:
