@@ -159,6 +159,14 @@ def corpus_files(source: Path) -> list[str]:
     return discover(source, settings, split_nested=False)[0]
 
 
+def check_corpus(parser: argparse.ArgumentParser, path: Path) -> None:
+    """Exit with a usage error unless ``path`` is a directory with Python files to lint."""
+    if not path.is_dir():
+        parser.error(f"{path}: not a directory")
+    if not corpus_files(path.resolve()):
+        parser.error(f"{path}: no Python files to lint")
+
+
 def build_corpus(source: Path, destination: Path) -> list[str]:
     """Copy the Python files lion-lint would lint under ``source``; their relative paths."""
     paths = corpus_files(source)
@@ -323,6 +331,11 @@ def main() -> None:
     parser.add_argument("--no-stdlib", action="store_true", help="skip the standard library")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     options = parser.parse_args()
+    if options.runs < 1:
+        parser.error("--runs must be at least 1")
+    for path in options.paths:
+        # Found before the standard library's minutes of runs, not after them.
+        check_corpus(parser, path)
     corpora: list[tuple[str, Path]] = []
     if not options.no_stdlib:
         corpora.append(("stdlib", Path(sysconfig.get_paths()["stdlib"])))

@@ -35,7 +35,7 @@ import sysconfig
 import time
 from pathlib import Path
 
-from bench import corpus_files, machine, mid_size_file, parse_floor
+from bench import check_corpus, corpus_files, machine, mid_size_file, parse_floor
 
 from lintkit.engine.phase1 import usable_cores
 
@@ -141,6 +141,9 @@ def main() -> None:
                         help="a directory of Python code (default: the standard library)")
     parser.add_argument("--runs", type=int, default=3, help="passes per measurement (default 3)")
     options = parser.parse_args()
+    if options.runs < 1:
+        parser.error("--runs must be at least 1")
+    check_corpus(parser, options.path)
     root = options.path.resolve()
     cores = usable_cores()
     print(f"LibCST's costs on {machine()}")

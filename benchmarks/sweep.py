@@ -350,6 +350,10 @@ def main() -> None:
     parser.add_argument("--traceback", action="store_true",
                         help="print each internal error's whole traceback")
     args = parser.parse_args()
+    for path in args.paths:
+        # A sweep of nothing would read as a clean one.
+        if not path.is_dir():
+            parser.error(f"{path}: not a directory")
 
     if args.fuzz:
         failures, samples = fuzz(args.examples, args.seed)

@@ -1,0 +1,59 @@
+"""The benchmark scripts run from a checkout: one small corpus end to end, and usage errors.
+
+The figures themselves are not asserted (performance is measured by the benchmark, not by
+timed tests); what is asserted is that every measurement the README quotes is produced.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _run(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(BENCHMARKS / script), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_bench_measures_a_corpus_end_to_end(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    (corpus / "pkg").mkdir(parents=True)
+    (corpus / "pkg" / "__init__.py").write_text("")
+    (corpus / "pkg" / "base.py").write_text("class Params:\n    pass\n" * 40)
+    (corpus / "pkg" / "use.py").write_text("from pkg.base import Params\n\n\n"
+                                           "class P(Params):\n    x: int = 1\n" * 30)
+    figures = tmp_path / "figures.json"
+
+    result = _run("bench.py", "--no-stdlib", "--runs", "1", "--jobs", "1",
+                  "--json", str(figures), str(corpus), cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    for line in ("parse floor", "cold", "warm", "changed", "editor", "--version",
+                 "cold peak RSS", "ratios: cold / floor"):
+        assert line in result.stdout
+    (measured,) = json.loads(figures.read_text())["results"]
+    assert measured["files"] == 3
+    # The corpus was copied, never touched: the changed runs edit the copy.
+    assert (corpus / "pkg" / "use.py").read_text().count("class P(Params)") == 30
+
+
+@pytest.mark.parametrize("script", ["bench.py", "limits.py", "sweep.py"])
+def test_a_missing_corpus_is_a_usage_error_before_any_run(tmp_path: Path, script: str) -> None:
+    result = _run(script, str(tmp_path / "absent"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "absent: not a directory" in result.stderr
+
+
+@pytest.mark.parametrize("script", ["bench.py", "limits.py"])
+def test_a_corpus_without_python_files_is_a_usage_error(tmp_path: Path, script: str) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# nothing to lint\n")
+    result = _run(script, str(tmp_path / "docs"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "docs: no Python files to lint" in result.stderr
