@@ -184,6 +184,25 @@ def test_nested_projects_use_their_own_configuration(tmp_path: Path) -> None:
     assert "b/src" not in result.stdout
 
 
+@pytest.mark.parametrize("above", [None, "[project]\nname = 'monorepo'\n"])
+def test_nested_projects_are_their_own_without_a_configuration_above(
+        tmp_path: Path, above: str | None) -> None:
+    # No [tool.lion-lint] above the projects (no pyproject.toml at all, or one without
+    # the table): each still runs with its own configuration, none under LionAGI's
+    # defaults as one project with the others.
+    make_project(tmp_path / "a")
+    make_project(tmp_path / "b", pyproject=PYPROJECT.replace(
+        "[tool.lion-lint]\n", '[tool.lion-lint]\nignore = ["LL001"]\n'))
+    if above is not None:
+        (tmp_path / "pyproject.toml").write_text(above)
+    for where, target in ((tmp_path, "."), (tmp_path.parent, tmp_path.name)):
+        result = run(target, "--no-cache", cwd=where)
+        prefix = "" if target == "." else f"{target}/"
+        assert result.stdout.splitlines() == [
+            f"{prefix}a/src/pkg/bad.py:7:7: LL001 Bad descends from Params but its @dataclass "
+            "does not pass eq=False, so a generated __eq__ replaces the structural one"]
+
+
 def test_waivers_unused_and_reasonless_are_reported(tmp_path: Path) -> None:
     waived = BAD.replace("class Bad(Params):",
                          "class Bad(Params):  # lion-lint: ignore[LL001] -- reviewed in #12")

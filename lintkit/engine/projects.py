@@ -128,8 +128,7 @@ def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[
         except ValueError:
             relative_targets.append(target.as_posix())
     unreadable: list[tuple[str, str]] = []
-    paths, nested = discover(root, settings, split_nested=config_path is not None
-                             and config_path.parent == root, unreadable=unreadable)
+    paths, nested = discover(root, settings, unreadable=unreadable)
     overrides: dict[str, bytes] = {}
     if options.stdin is not None:
         stdin_path, source = options.stdin

@@ -115,8 +115,7 @@ def build_project(config: LoadedConfig, paths: list[str] | None = None,
     """Phases 1 and 2 for a project: every file's facts and the index (``paths`` defaults
     to every file discovery finds)."""
     if paths is None:
-        paths, _ = discover(config.root, config.settings, split_nested=config.path is not None
-                            and config.path.parent == config.root)
+        paths, _ = discover(config.root, config.settings)
     overrides = overrides or {}
     facts = phase1.run_phase1(config.root, paths, overrides,
                               _phase1_options(config, options or RunOptions()), progress,
