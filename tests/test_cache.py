@@ -253,6 +253,25 @@ def test_the_cache_dir_setting_is_relative_to_the_project_root(tmp_path: Path) -
     assert not (tmp_path / "build/lint-cache").exists()
 
 
+def test_clean_removes_the_caches_of_projects_nested_below_the_paths(tmp_path: Path) -> None:
+    # `lion-lint examples/` lints and caches each nested project on its own; `clean
+    # examples` must reach the same projects, at any depth, and nothing outside the path.
+    for name in ("examples/a", "examples/deep/b", "elsewhere"):
+        make_project(tmp_path / name)
+    (tmp_path / "pyproject.toml").write_text("[tool.lion-lint]\n")
+    assert run("check", "examples", "elsewhere", cwd=tmp_path).returncode == 1
+    caches = [tmp_path / name / ".lion-lint-cache"
+              for name in ("examples/a", "examples/deep/b", "elsewhere")]
+    assert all(cache.is_dir() for cache in caches)
+
+    cleaned = run("clean", "examples", cwd=tmp_path)
+
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert not caches[0].exists() and not caches[1].exists()
+    assert caches[2].is_dir()
+    assert f"removed {caches[1]}" in cleaned.stderr
+
+
 def test_clean_removes_the_cache_and_refuses_other_directories(tmp_path: Path) -> None:
     make_project(tmp_path)
     run("check", cwd=tmp_path)

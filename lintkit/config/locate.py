@@ -18,6 +18,12 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 #: The ``cache-dir`` setting's default (the settings model reads it from here).
 DEFAULT_CACHE_DIR = ".lion-lint-cache"
+#: The ``exclude`` setting's default: directories and files no project lints.
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
+    ".ruff_cache", ".pytest_cache", DEFAULT_CACHE_DIR, "build", "dist", "node_modules",
+    "*.egg-info", ".eggs",
+)
 
 
 class ConfigError(Exception):

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lintkit.config.locate import DEFAULT_CACHE_DIR
+from lintkit.config.locate import DEFAULT_CACHE_DIR, DEFAULT_EXCLUDE
 
 
 def _kebab(name: str) -> str:
     return name.replace("_", "-")
-
-
-DEFAULT_EXCLUDE = (
-    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
-    ".ruff_cache", ".pytest_cache", ".lion-lint-cache", "build", "dist", "node_modules",
-    "*.egg-info", ".eggs",
-)
 
 
 class Settings(BaseModel):

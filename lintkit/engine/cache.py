@@ -205,8 +205,11 @@ def remove_cache(directory: Path) -> bool:
 
 
 def cache_directories(paths: Sequence[Path], config_path: Path | None) -> list[Path]:
-    """The cache directories of the projects the paths belong to (``cache-dir`` of each)."""
+    """The cache directories (``cache-dir`` of each) of the projects the paths belong to,
+    and of the projects nested below them, which a run on the paths lints and caches on
+    their own."""
     from lintkit.config.locate import find_project_root
+    from lintkit.engine.discovery import projects_below
 
     found: list[Path] = []
     for path in paths:
@@ -215,9 +218,13 @@ def cache_directories(paths: Sequence[Path], config_path: Path | None) -> list[P
             root, config = config_path.absolute().parent, config_path.absolute()
         else:
             root, config = find_project_root(absolute)
-        directory = configured_directory(root, config)
-        if directory not in found:
-            found.append(directory)
+        projects = [(root, config)]
+        if absolute.is_dir():
+            projects += [(nested, nested / "pyproject.toml") for nested in projects_below(absolute)]
+        for project_root, project_config in projects:
+            directory = configured_directory(project_root, project_config)
+            if directory not in found:
+                found.append(directory)
     return found
 
 

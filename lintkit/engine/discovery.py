@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintkit.config.locate import ConfigError, read_tool_table
+from lintkit.config.locate import DEFAULT_EXCLUDE, ConfigError, read_tool_table
 
 if TYPE_CHECKING:  # a replayed run discovers files without importing pydantic
     from lintkit.config.model import Settings
@@ -69,6 +69,33 @@ def is_nested_project(directory: Path) -> bool:
         return read_tool_table(candidate) is not None
     except ConfigError:
         return True  # its own (broken) configuration: still not ours to lint
+
+
+def projects_below(directory: Path) -> list[Path]:
+    """Roots of the projects (their own ``[tool.lion-lint]``) at any depth below
+    ``directory``, sorted; what ``lion-lint clean`` reaches beside the enclosing project.
+
+    It needs no project's settings, so it skips only the default excludes, and like
+    ``discover`` it does not follow symlinked directories.
+    """
+    exclude = _Patterns(DEFAULT_EXCLUDE)
+    found: list[Path] = []
+    stack = [directory]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False) or exclude.match(entry.name, entry.name):
+                    continue
+            except OSError:
+                continue
+            if is_nested_project(Path(entry.path)):
+                found.append(Path(entry.path))
+            stack.append(Path(entry.path))
+    return sorted(found)
 
 
 def discover(root: Path, settings: Settings, *, split_nested: bool = True,
