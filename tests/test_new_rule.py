@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lintkit.cli.scaffold import ScaffoldError, next_code, rule_name
+from lintkit.cli.scaffold import ScaffoldError, codes_taken, next_code, rule_name
 
 
 def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -83,6 +83,56 @@ def test_the_next_code_is_free_and_nothing_is_overwritten(tmp_path: Path) -> Non
     assert not (project / "tools/lint/test_first.py").read_text().count("HR010")
 
 
+def test_a_rule_scaffolded_but_not_yet_configured_keeps_its_code(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "demo")
+    assert lion_lint("new-rule", "first", cwd=project).returncode == 0
+    second = lion_lint("new-rule", "second", cwd=project)  # before step 2 for the first
+    assert second.returncode == 0, second.stderr
+    assert 'code = "HR002"' in (project / "tools/lint/second.py").read_text()
+    (project / "pyproject.toml").write_text(
+        '[tool.lion-lint]\nplugins = ["tools.lint.first:First", "tools.lint.second:Second"]\n')
+    assert lion_lint(".", cwd=project).returncode == 1  # both load: no code clash
+
+
+@pytest.mark.parametrize(("code", "configured", "message"), [
+    ("LL001", False, "'LL001': the LL prefix is lion-lint's own"),
+    ("LL999", False, "'LL999': the LL prefix is lion-lint's own"),
+    ("HR001", False, "code HR001 is already used by tools/lint/first.py; nothing written"),
+    ("HR001", True, "code HR001 is already used by rule HR001 (first); nothing written"),
+])
+def test_a_code_in_use_is_refused(tmp_path: Path, code: str, configured: bool,
+                                  message: str) -> None:
+    project = make_project(tmp_path / "demo")
+    assert lion_lint("new-rule", "first", cwd=project).returncode == 0
+    if configured:
+        (project / "pyproject.toml").write_text(
+            '[tool.lion-lint]\nplugins = ["tools.lint.first:First"]\n')
+    result = lion_lint("new-rule", "other", "--code", code, cwd=project)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert not (project / "tools/lint/other.py").exists()
+
+
+def test_codes_taken_reads_the_package_and_the_rules(tmp_path: Path) -> None:
+    package = tmp_path / "tools/lint"
+    package.mkdir(parents=True)
+    (package / "a.py").write_text('class A(Rule):\n    code = "HR007"\n    name = "a"\n')
+    (package / "b.py").write_text("class B(Rule):\n    code: ClassVar[str] = 'XY12'\n")
+    (package / "notes.py").write_text('code = "HR009"  # module level: not a rule\n')
+
+    class Configured:
+        code, name = "HR001", "first"
+
+    assert codes_taken([Configured], tmp_path) == {  # type: ignore[list-item]
+        "HR001": "rule HR001 (first)", "HR007": "tools/lint/a.py", "XY12": "tools/lint/b.py"}
+
+
+def test_outside_any_project_nothing_is_written(tmp_path: Path) -> None:
+    result = lion_lint("new-rule", "no-shell-out", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "no pyproject.toml at or above" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (("new-rule", "9lives"), "'9lives' is not a rule name"),
     (("new-rule", "ok-name", "--code", "hr-1"), "'HR-1' is not a rule code"),
@@ -102,8 +152,5 @@ def test_names_and_codes() -> None:
     with pytest.raises(ScaffoldError):
         rule_name("no--print")
 
-    class Taken:
-        code = "HR001"
-
-    assert next_code([Taken]) == "HR002"  # type: ignore[list-item]
+    assert next_code({"HR001", "HR003"}) == "HR002"
     assert next_code([]) == "HR001"

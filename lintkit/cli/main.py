@@ -440,9 +440,10 @@ def explain(rule: str, config_file: Path | None) -> None:
               help="The project package to write the rule module and its test into.")
 @_CONFIG_OPTION
 def new_rule(name: str, code: str | None, package: str, config_file: Path | None) -> None:
-    """Scaffold a local rule NAME (kebab-case) and its passing test in the current project."""
+    """Scaffold a local rule NAME (kebab-case: 'No_Print' becomes 'no-print') and its
+    passing test in the current project."""
     from lintkit.cli.plugins import project_config
-    from lintkit.cli.scaffold import ScaffoldError, next_code, scaffold_rule
+    from lintkit.cli.scaffold import ScaffoldError, codes_taken, next_code, scaffold_rule
     from lintkit.config.locate import ConfigError
 
     if config_file is not None and not config_file.is_file():
@@ -452,10 +453,14 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
     except ConfigError as error:
         _fail(str(error))
         return
-    if code is None:
-        code = next_code(_project_rules(config_file))
+    if config.path is None:
+        # Without a project the files would land wherever the shell happens to be.
+        _fail(f"no pyproject.toml at or above {Path.cwd()}: run new-rule inside your "
+              "project (or --config its pyproject.toml)")
     try:
-        made = scaffold_rule(config.root, name, code.strip().upper(), package)
+        taken = codes_taken(_project_rules(config_file), config.root, package)
+        made = scaffold_rule(config.root, name, (code or next_code(taken)).strip().upper(),
+                             package, taken)
     except ScaffoldError as error:
         _fail(str(error))
         return

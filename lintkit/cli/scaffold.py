@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
@@ -53,24 +53,51 @@ def rule_name(raw: str) -> str:
     return name
 
 
-def next_code(rules: Sequence[type[Rule]], prefix: str = DEFAULT_PREFIX) -> str:
-    """The first ``HR001``-style code no rule of the project uses yet."""
-    used = {rule.code for rule in rules}
+_CODE_LINE = re.compile(r"""^[ \t]+code[ \t]*(?::[^=\n]*)?=[ \t]*["']([A-Z]+[0-9]+)["']""",
+                        re.MULTILINE)
+
+
+def codes_taken(rules: Sequence[type[Rule]], root: Path,
+                package: str = DEFAULT_PACKAGE) -> dict[str, str]:
+    """Each code already in use, with who uses it: the project's rules (lion-lint's and
+    the configured plugins') and the rule modules in ``package`` that no plugins list
+    names yet (a rule scaffolded a moment ago is one)."""
+    taken = {rule.code: f"rule {rule.code} ({rule.name})" for rule in rules}
+    directory = root.joinpath(*package.split("."))
+    for module in sorted(directory.glob("*.py")) if directory.is_dir() else ():
+        try:
+            text = module.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for code in _CODE_LINE.findall(text):
+            taken.setdefault(code, f"{module.relative_to(root).as_posix()}")
+    return taken
+
+
+def next_code(taken: Iterable[str], prefix: str = DEFAULT_PREFIX) -> str:
+    """The first ``HR001``-style code not in ``taken``."""
+    used = set(taken)
     number = 1
     while f"{prefix}{number:03d}" in used:
         number += 1
     return f"{prefix}{number:03d}"
 
 
-def scaffold_rule(root: Path, raw_name: str, code: str,
-                  package: str = DEFAULT_PACKAGE) -> Scaffold:
+def scaffold_rule(root: Path, raw_name: str, code: str, package: str = DEFAULT_PACKAGE,
+                  taken: Mapping[str, str] | None = None) -> Scaffold:
     """Write ``<package>/<module>.py`` and ``<package>/test_<module>.py`` under ``root``
     (plus any missing ``__init__.py`` of the package). Raises ScaffoldError, writing
-    nothing, if a file exists or an argument is malformed."""
+    nothing, if a file exists, the code is lion-lint's or in ``taken`` (code -> its user),
+    or an argument is malformed."""
     name = rule_name(raw_name)
     if not _CODE.match(code):
         raise ScaffoldError(f"'{code}' is not a rule code: capitals then digits, such as "
                             "'HR001'")
+    if code.startswith("LL"):
+        raise ScaffoldError(f"'{code}': the LL prefix is lion-lint's own; use one of your "
+                            "own, such as 'HR001'")
+    if taken and code in taken:
+        raise ScaffoldError(f"code {code} is already used by {taken[code]}; nothing written")
     parts = package.split(".")
     if not all(part.isidentifier() and not keyword.iskeyword(part) for part in parts):
         raise ScaffoldError(f"'{package}' is not a dotted package name")
