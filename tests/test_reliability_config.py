@@ -53,14 +53,23 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: st
     ("[tool.lion-lint]\nexculde = []\n", ("unknown key 'exculde'",)),
     ("[tool.lion-lint.no-such-rule]\nx = 1\n", ("unknown key 'no-such-rule'",)),
     ("[tool.lion-lint.structural-eq]\nauthoritys = []\n", (
-        "[tool.lion-lint.structural-eq] unknown key 'authoritys'",)),
-    ('[tool.lion-lint]\nselect = "LL001"\n', ("key 'select'", "got 'LL001'")),
-    ("[tool.lion-lint]\nrespect-gitignore = 2\n", ("key 'respect-gitignore'",)),
-    ("[tool.lion-lint]\nmax-file-size = -1\n", ("key 'max-file-size'", "got -1")),
-    ('[tool.lion-lint]\nmax-file-size = "4 MB"\n', ("key 'max-file-size'",)),
-    ("[tool.lion-lint]\nextend-exclude = [1]\n", ("key 'extend-exclude.0'",)),
+        "[tool.lion-lint.structural-eq] unknown key 'authoritys' (expected one of: "
+        "authorities, dataclass-decorators, make-dataclass, require-explicit-eq-false)",)),
+    # What was expected, in TOML's words (arrays, tables), never pydantic's (tuples).
+    ('[tool.lion-lint]\nselect = "LL001"\n', (
+        "key 'select': expected an array of strings (got 'LL001')",)),
+    ("[tool.lion-lint]\nrespect-gitignore = 2\n", (
+        "key 'respect-gitignore': expected true or false (got 2)",)),
+    ("[tool.lion-lint]\nmax-file-size = -1\n", (
+        "key 'max-file-size': expected a value greater than or equal to 0 (got -1)",)),
+    ('[tool.lion-lint]\nmax-file-size = "4 MB"\n', (
+        "key 'max-file-size': expected an integer (got '4 MB')",)),
+    ("[tool.lion-lint]\nextend-exclude = [1]\n", (
+        "key 'extend-exclude.0': expected a string (got 1)",)),
     ("[tool.lion-lint.structural-eq]\nauthorities = 'a.B'\n", (
-        "[tool.lion-lint.structural-eq] key 'authorities'",)),
+        "[tool.lion-lint.structural-eq] key 'authorities': expected an array of strings",)),
+    ('[[tool.lion-lint.boundaries]]\nname = "x"\nmodules = ["a"]\n', (
+        "[tool.lion-lint] key 'boundaries.0.forbid' is required and missing",)),
     ("[tool.lion-lint.layers]\norder = ['a']\n", ("key 'layers.order'", "at least two layers")),
     ('[tool.lion-lint]\nselect = ["LL999"]\n', (
         "[tool.lion-lint] select: unknown rule 'LL999'",)),

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from lintkit.config.locate import ConfigError, read_tool_table
 from lintkit.config.model import Settings
@@ -47,14 +48,62 @@ def load_config(root: Path, path: Path | None, *, known_keys: set[str]) -> Loade
     try:
         settings = Settings.model_validate(settings_table)
     except ValidationError as error:
-        raise ConfigError(describe_validation_error(path, "tool.lion-lint", error)) from None
+        raise ConfigError(describe_validation_error(path, "tool.lion-lint", error,
+                                                    Settings)) from None
     return LoadedConfig(root=root, path=path, settings=settings, tool_table=table)
 
 
-def describe_validation_error(path: Path | None, table: str, error: ValidationError) -> str:
+#: Pydantic's error types for a value of the wrong kind, and the kind in TOML's words
+#: (its users write arrays and tables, never tuples or dicts).
+_TOML_KINDS = {
+    "string_type": "a string", "int_type": "an integer", "int_parsing": "an integer",
+    "int_from_float": "an integer", "float_type": "a number", "float_parsing": "a number",
+    "bool_type": "true or false", "bool_parsing": "true or false",
+    "tuple_type": "an array", "list_type": "an array", "set_type": "an array",
+    "frozen_set_type": "an array", "dict_type": "a table", "model_type": "a table",
+    "model_attributes_type": "a table",
+}
+_ITEM_KINDS = {str: "strings", int: "integers", float: "numbers", bool: "booleans"}
+
+
+def describe_validation_error(path: Path | None, table: str, error: ValidationError,
+                              model: type[BaseModel] | None = None,
+                              keys: Iterable[str] = ()) -> str:
+    """One line for pydantic's first error: the file, the table, the key, and what was
+    expected. ``model`` (the table's model) words an array's items; ``keys`` are the keys
+    the table takes, listed when an unknown one is found at its top level."""
     first = error.errors()[0]
-    key = ".".join(str(part) for part in first["loc"]) or "(table)"
+    loc = first["loc"]
+    key = ".".join(str(part) for part in loc) or "(table)"
     where = f"{path}: " if path else ""
     if first["type"] == "extra_forbidden":
-        return f"{where}[{table}] unknown key '{key}'"
-    return f"{where}[{table}] key '{key}': {first['msg']} (got {first.get('input')!r})"
+        listed = sorted(keys) if len(loc) == 1 else []
+        expected = f" (expected one of: {', '.join(listed)})" if listed else ""
+        return f"{where}[{table}] unknown key '{key}'{expected}"
+    if first["type"] == "missing":
+        return f"{where}[{table}] key '{key}' is required and missing"
+    kind = _TOML_KINDS.get(first["type"])
+    if kind == "an array" and model is not None and len(loc) == 1:
+        kind = _array_of(model, str(loc[0]))
+    message = f"expected {kind}" if kind else _reworded(first["msg"])
+    return f"{where}[{table}] key '{key}': {message} (got {first.get('input')!r})"
+
+
+def _reworded(message: str) -> str:
+    """Pydantic's "Input should be greater than 0" as "expected a value greater than 0"."""
+    if message.startswith("Input should be "):
+        rest = message.removeprefix("Input should be ")
+        return f"expected {rest}" if rest.startswith(("a ", "an ")) else f"expected a value {rest}"
+    return message.removeprefix("Value error, ")
+
+
+def _array_of(model: type[BaseModel], key: str) -> str:
+    """"an array of strings" for a field annotated ``tuple[str, ...]`` (or ``| None``)."""
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias):
+            for annotation in (info.annotation, *get_args(info.annotation)):
+                items = [a for a in get_args(annotation) if a is not Ellipsis]
+                if get_origin(annotation) in (tuple, list, set, frozenset) and \
+                        len(items) == 1 and items[0] in _ITEM_KINDS:
+                    return f"an array of {_ITEM_KINDS[items[0]]}"
+    return "an array"

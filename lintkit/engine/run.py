@@ -71,9 +71,13 @@ def instantiate(rules: Sequence[type[Rule]], config: LoadedConfig) -> list[Rule]
         except ValidationError as error:
             # A top-level key the rule reads (config_keys) is named from [tool.lion-lint].
             first = error.errors()[0]["loc"]
-            table = "tool.lion-lint" if first and first[0] in rule.config_keys \
-                else f"tool.lion-lint.{rule.name}"
-            raise ConfigError(describe_validation_error(config.path, table, error)) from None
+            top_level = bool(first) and first[0] in rule.config_keys
+            table = "tool.lion-lint" if top_level else f"tool.lion-lint.{rule.name}"
+            keys = () if top_level else [
+                info.alias or name for name, info in rule.Options.model_fields.items()
+                if (info.alias or name) not in rule.config_keys]
+            raise ConfigError(describe_validation_error(config.path, table, error,
+                                                        rule.Options, keys)) from None
         instances.append(rule(options))
     return instances
 
