@@ -219,6 +219,20 @@ def test_waivers_unused_and_reasonless_are_reported(tmp_path: Path) -> None:
     assert shown.stdout.strip().endswith("[suppressed: reviewed in #12]")
 
 
+def test_the_summary_counts_diagnostics_then_waivers(tmp_path: Path) -> None:
+    waived = BAD.replace("class Bad(Params):",
+                         "class Waived(Params):  # lion-lint: ignore[LL001] -- reviewed in #12")
+    project = make_project(tmp_path, {"src/pkg/waived.py": waived})
+    result = run(".", "--output-format", "full", "--color", "never", cwd=project)
+    assert result.stdout.splitlines()[-1] == (
+        "Found 1 diagnostic in 1 file (1 fixable with --fix); 1 suppressed with a reason "
+        "(--show-suppressed lists them)")
+    (project / "src/pkg/bad.py").unlink()
+    clean = run(".", "--output-format", "full", "--color", "never", cwd=project)
+    assert clean.stdout.splitlines()[-1] == (
+        "All checks passed (3 files). 1 suppressed with a reason (--show-suppressed lists them)")
+
+
 def test_colour_follows_flags_and_environment(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     always = run(".", "--output-format", "full", "--color", "always", cwd=project)

@@ -187,8 +187,8 @@ def test_a_10_mb_generated_file_is_reported_not_parsed(tmp_path: Path) -> None:
     root = project(tmp_path, {"generated.py": generated, "ok.py": PROBE})
     big, ok = lint(root)
     assert (big.path, big.location.line, big.code) == ("generated.py", 1, "LL000")
-    assert big.message == (f"file too large to check: {len(generated) / 1e6:.1f} MB is over "
-                           "max-file-size (4194304 bytes); raise the limit or exclude the file")
+    assert big.message == (f"file too large to check: {len(generated):,} bytes, over "
+                           "max-file-size (4,194,304 bytes); raise the limit or exclude the file")
     assert (ok.path, ok.code) == ("ok.py", "LL003")
 
 

@@ -93,8 +93,8 @@ def options_for(root: Path, settings: Any, *, use_cache: bool, cache_dir: Path |
 def too_large(path: str, size: int, limit: int) -> FileFacts:
     """The LL000 of a file over ``max-file-size`` (LibCST would need ~2 KB per byte)."""
     return FileFacts(path=path, is_package=path.endswith("__init__.py"), error=ParseError(
-        1, 1, f"file too large to check: {size / 1e6:.1f} MB is over max-file-size "
-              f"({limit} bytes); raise the limit or exclude the file"))
+        1, 1, f"file too large to check: {size:,} bytes, over max-file-size ({limit:,} "
+              "bytes); raise the limit or exclude the file"))
 
 
 def read_error(path: str, error: OSError) -> FileFacts:
