@@ -252,8 +252,14 @@ def test_a_missing_baseline_file_exits_2(tmp_path: Path) -> None:
 
 def test_syntax_errors_are_never_recorded(tmp_path: Path) -> None:
     project = make_project(tmp_path, {"src/pkg/broken.py": "def broken(:\n"})
-    assert run("--write-baseline", "b.json", cwd=project).returncode == 0
+    written = run("--write-baseline", "b.json", cwd=project)
+    assert written.returncode == 0
     assert {e["code"] for e in entries(project / "b.json")} == {"LL003"}
+    # Said at once, not discovered at the next run.
+    assert written.stderr.splitlines()[1:] == [
+        "lion-lint: warning: 1 file could not be checked (LL000) and cannot be baselined; "
+        "the next run reports them:",
+        "  src/pkg/broken.py:1:12: syntax error: invalid syntax"]
     result = run("--baseline", "b.json", cwd=project)
     assert result.returncode == 1 and "LL000" in result.stdout
 

@@ -168,11 +168,15 @@ def assert_config_error(project: Path, *fragments: str,
 
 
 def test_a_missing_module(tmp_path: Path) -> None:
-    assert_config_error(make_project(tmp_path, ["tools.lint.nope:Rule"]),
+    project = make_project(tmp_path, ["tools.lint.nope:Rule"])
+    assert_config_error(project,
                         "plugin 'tools.lint.nope:Rule' failed to import: ModuleNotFoundError",
                         "No module named 'tools.lint.nope'",
                         commands=((".",), ("rules",), ("explain", "LL001"),
                                   ("new-rule", "x")))
+    # No "(at <frozen importlib._bootstrap>:...)": the import machinery is no place of the
+    # project's, however its pseudo-file name resolves.
+    assert run(".", cwd=project).stderr.rstrip().endswith("No module named 'tools.lint.nope'")
 
 
 def test_a_module_that_raises_names_the_plugin_and_its_line(tmp_path: Path) -> None:

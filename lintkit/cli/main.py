@@ -238,6 +238,15 @@ def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None
     recorded = sum(fresh.values())
     click.echo(f"lion-lint: wrote {len(fresh)} baseline entries ({recorded} diagnostic"
                f"{'s' if recorded != 1 else ''}) to {path}", err=True)
+    # A baseline never holds LL000, so the very next run fails on these: say so now.
+    unchecked = [d for r in results for d in r.diagnostics if d.code == "LL000"]
+    if unchecked:
+        click.echo(f"lion-lint: warning: {len(unchecked)} file"
+                   f"{'s' if len(unchecked) != 1 else ''} could not be checked (LL000) and "
+                   "cannot be baselined; the next run reports them:", err=True)
+        for d in unchecked:
+            click.echo(f"  {d.location.path}:{d.location.line}:{d.location.column}: "
+                       f"{d.message}", err=True)
     sys.exit(0)
 
 

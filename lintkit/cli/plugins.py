@@ -133,8 +133,10 @@ def _describe(error: BaseException, root: Path) -> str:
     if isinstance(error, SyntaxError):
         return text
     resolved = root.resolve()
+    # "<frozen importlib._bootstrap>" would resolve into the project too: not a file.
     frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if resolved in Path(f.filename).resolve().parents]
+              if not f.filename.startswith("<")
+              and resolved in Path(f.filename).resolve().parents]
     if frames:
         last = frames[-1]
         relative = Path(last.filename).resolve().relative_to(resolved).as_posix()
