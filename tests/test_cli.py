@@ -233,6 +233,26 @@ def test_the_summary_counts_diagnostics_then_waivers(tmp_path: Path) -> None:
         "All checks passed (3 files). 1 suppressed with a reason (--show-suppressed lists them)")
 
 
+def test_the_code_frame_shows_tabs_and_places_the_carets_under_the_name(tmp_path: Path) -> None:
+    tabbed = BAD.replace("@dataclass(frozen=True)\nclass Bad(Params):\n    pass\n",
+                         "if True:\n\t@dataclass(frozen=True)\n\tclass Bad(Params):\n\t\tpass\n")
+    project = make_project(tmp_path, {"src/pkg/bad.py": tabbed})
+    result = run(".", "--output-format", "full", "--color", "never", cwd=project)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("src/pkg/bad.py:8:8: LL001")  # the column counts the tab once
+    assert lines[1:5] == [" 7 │     @dataclass(frozen=True)",
+                          " 8 │     class Bad(Params):",
+                          "   │           ^^^",
+                          " 9 │         pass"]
+
+
+def test_rules_piped_keep_their_whole_summaries(tmp_path: Path) -> None:
+    listed = run("rules", cwd=make_project(tmp_path)).stdout  # a pipe, not a terminal
+    assert ("Params/Spec/Meta subclasses must keep the structural eq (eq=False, no own "
+            "__eq__/__hash__)") in listed
+    assert "…" not in listed
+
+
 def test_colour_follows_flags_and_environment(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     always = run(".", "--output-format", "full", "--color", "always", cwd=project)
@@ -241,6 +261,10 @@ def test_colour_follows_flags_and_environment(tmp_path: Path) -> None:
     plain = run(".", "--output-format", "full", cwd=project, env={"NO_COLOR": "1",
                                                                   "FORCE_COLOR": "1"})
     assert "\x1b[" in always.stdout and "\x1b[" in forced.stdout
+    # An explicit --color always wins over NO_COLOR, colours and all (not bold alone).
+    insisted = run(".", "--output-format", "full", "--color", "always", cwd=project,
+                   env={"NO_COLOR": "1"})
+    assert "\x1b[1;31mLL001" in insisted.stdout and insisted.stdout == always.stdout
     assert "\x1b[" not in never.stdout and "\x1b[" not in plain.stdout
     assert "│ @dataclass(frozen=True)" in never.stdout  # the code frame
     assert "Found 1 diagnostic in 1 file (1 fixable with --fix)" in never.stdout

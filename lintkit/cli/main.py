@@ -55,7 +55,10 @@ def _console(color: str, stderr: bool = False) -> Any:
     from rich.console import Console
 
     if color == "always":
-        return Console(force_terminal=True, stderr=stderr, highlight=False, soft_wrap=True)
+        # no_color=False: Rich would otherwise read NO_COLOR itself and drop the colours
+        # but keep bold and dim, a half-coloured report.
+        return Console(force_terminal=True, no_color=False, stderr=stderr, highlight=False,
+                       soft_wrap=True)
     if color == "never" or os.environ.get("NO_COLOR"):
         # NO_COLOR (no-color.org) asks for plain text; only an explicit --color always wins.
         return Console(no_color=True, color_system=None, stderr=stderr, highlight=False,
@@ -409,7 +412,10 @@ def list_rules(config_file: Path | None) -> None:
         table.add_column(column)
     for rule in sorted(_project_rules(config_file), key=lambda r: r.code):
         table.add_row(rule.code, rule.name, rule.summary, "yes" if rule.default_enabled else "no")
-    _console("auto").print(table)
+    console = _console("auto")
+    if not console.is_terminal:
+        console.width = 1000  # piped or redirected: whole summaries, never cut at 80 columns
+    console.print(table)
 
 
 @cli.command()

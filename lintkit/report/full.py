@@ -12,6 +12,7 @@ from lintkit.core.project import decode_source, split_lines
 from lintkit.report.model import Report
 
 _CONTEXT = 1  # lines shown above and below the reported line
+_TAB = 4  # columns a tab takes in the code frame
 
 
 class _Sources:
@@ -41,15 +42,18 @@ def _frame(d: Diagnostic, lines: list[str]) -> Text:
     first, last = max(1, loc.line - _CONTEXT), min(len(lines), loc.line + _CONTEXT)
     width = len(str(last))
     for number in range(first, last + 1):
-        line = lines[number - 1].expandtabs(1)
+        raw = lines[number - 1]
         text.append(f" {number:>{width}} │ ", style="blue")
-        text.append(line + "\n")
+        text.append(raw.expandtabs(_TAB) + "\n")
         if number == loc.line:
             end = loc.end_column if loc.end_line == loc.line and loc.end_column > loc.column \
-                else len(line) + 1
-            carets = "^" * max(1, end - loc.column)
+                else len(raw) + 1
+            # Columns count a tab as one character; the frame shows it as _TAB spaces, so
+            # the carets are placed by the width of the text before them, as displayed.
+            start = len(raw[:loc.column - 1].expandtabs(_TAB))
+            carets = "^" * max(1, len(raw[:end - 1].expandtabs(_TAB)) - start)
             text.append(f" {'':>{width}} │ ", style="blue")
-            text.append(" " * (loc.column - 1) + carets + "\n", style="bold red")
+            text.append(" " * start + carets + "\n", style="bold red")
     return text
 
 
