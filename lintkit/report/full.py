@@ -9,7 +9,7 @@ from rich.text import Text
 
 from lintkit.core.diagnostics import Diagnostic
 from lintkit.core.project import decode_source, split_lines
-from lintkit.report.model import Report
+from lintkit.report.model import Report, notes
 
 _CONTEXT = 1  # lines shown above and below the reported line
 _TAB = 4  # columns a tab takes in the code frame
@@ -72,11 +72,7 @@ def write_full(report: Report, console: Console, *, show_suppressed: bool = Fals
         console.print(_frame(d, sources.lines(loc.path)), end="", soft_wrap=True)
         for line in d.detail:
             console.print(Text(f"    {line}", style="cyan"), soft_wrap=True)
-        # A detail line may already spell out a related place (an import chain's hop).
-        shown = {" ".join(line.split()) for line in d.detail}
-        for related in d.related:
-            if " ".join(related.message.split()) in shown:
-                continue
+        for related in notes(d):
             rl = related.location
             console.print(Text(f"  = note: {rl.path}:{rl.line}:{rl.column}: {related.message}",
                                style="cyan"), soft_wrap=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from lintkit.core.diagnostics import Diagnostic
-from lintkit.report.model import Report
+from lintkit.report.model import Report, notes
 
 
 def _escape_data(text: str) -> str:
@@ -31,7 +31,7 @@ def annotation(d: Diagnostic) -> str:
         ("endColumn", loc.end_column), ("title", f"{d.code} {d.name}")))
     lines = [d.message, *d.detail]
     lines += [f"note: {r.location.path}:{r.location.line}:{r.location.column}: {r.message}"
-              for r in d.related]
+              for r in notes(d)]
     return f"::{command} {properties}::{_escape_data(chr(10).join(lines))}"
 
 

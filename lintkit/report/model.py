@@ -7,11 +7,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintkit.core.diagnostics import Diagnostic, Location, sort_diagnostics
+from lintkit.core.diagnostics import Diagnostic, Location, Related, sort_diagnostics
 from lintkit.core.suppressions import Suppressed
 
 if TYPE_CHECKING:  # the rule API imports pydantic; a replayed run reports without it
     from lintkit.core.rule import Rule
+
+
+def notes(d: Diagnostic) -> list[Related]:
+    """The related places a text report lists as notes after the detail lines: those the
+    detail does not already spell out (an import chain's hops are both)."""
+    shown = {" ".join(line.split()) for line in d.detail}
+    return [r for r in d.related if " ".join(r.message.split()) not in shown]
 
 
 def display_path(root: Path, path: str, cwd: Path) -> str:
