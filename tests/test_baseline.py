@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from lintkit.cli.main import cli
 from lintkit.core.builtin import ENGINE_RULES, StaleBaselineEntry
 from lintkit.core.rule import DOC_SECTIONS
+from lintkit.engine.baseline import fingerprint
 from lintkit.testing import lint_sources
 from lion_lint.rules.structural_eq import StructuralEq
 
@@ -262,6 +263,47 @@ def test_syntax_errors_are_never_recorded(tmp_path: Path) -> None:
         "  src/pkg/broken.py:1:12: syntax error: invalid syntax"]
     result = run("--baseline", "b.json", cwd=project)
     assert result.returncode == 1 and "LL000" in result.stdout
+
+
+def test_editing_the_comment_on_a_recorded_line_keeps_its_entry(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {"src/pkg/ops.py": OPS.replace(
+        "@register\ndef first", "@register  # TODO: move to the app\ndef first")})
+    assert run("--write-baseline", "b.json", cwd=project).returncode == 0
+    assert [e["fingerprint"] for e in entries(project / "b.json")] == ["@register", "@register"]
+    (project / "src/pkg/ops.py").write_text(OPS.replace(
+        "@register\ndef first", "@register  # moved in #42\ndef first"), encoding="utf-8")
+    result = run("--baseline", "b.json", cwd=project)
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_entries_written_with_a_comment_still_match(tmp_path: Path) -> None:
+    # Baselines written before fingerprints dropped comments keep working.
+    project = make_project(tmp_path)
+    entry = '{{"path": "src/pkg/ops.py", "code": "LL003", "scope": "pkg.ops.{}", ' \
+            '"fingerprint": "{}", "count": 1}}'
+    (project / "b.json").write_text(
+        '{"version": 1, "entries": [' + ", ".join([
+            entry.format("first", "@register # old note"),
+            entry.format("second", "@register # one"),
+            entry.format("second", "@register # two")]) + "]}", encoding="utf-8")
+    result = run("--baseline", "b.json", cwd=project)
+    # first matches; second's two entries count together, and only one diagnostic remains.
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "b.json:1:1: LL903 baseline entry records 2 diagnostics but only 1 remain: LL003 "
+        "in src/pkg/ops.py (pkg.ops.second): `@register`; lower its count or rewrite the "
+        "baseline with --write-baseline"]
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("    HANDLERS['#a'] = 1  # note", "HANDLERS['#a'] = 1"),
+    ('def f(x="#"):  # why', 'def f(x="#"):'),
+    ('x = """ # not a comment', 'x = """ # not a comment'),
+    ("call(a,   # first", "call(a,"),
+    ("@register", "@register"),
+])
+def test_fingerprints_drop_comments_not_hashes_in_strings(line: str, expected: str) -> None:
+    assert fingerprint(line) == expected
 
 
 def test_the_stale_entry_rule_is_documented() -> None:

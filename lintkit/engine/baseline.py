@@ -1,10 +1,11 @@
 """The baseline: today's diagnostics, recorded so that a gate can be switched on for new code.
 
 An entry names a file, a rule code, the qualified name of the enclosing definition
-(``Diagnostic.scope``) and a fingerprint of the offending code (its source line with
-whitespace normalised), with how many diagnostics share that key. Line numbers are never
-part of the key, so an entry survives edits elsewhere in the file; counting duplicates makes
-a second identical violation in the same scope new. Entries that match fewer diagnostics
+(``Diagnostic.scope``) and a fingerprint of the offending code (its source line without
+its comment, whitespace normalised), with how many diagnostics share that key. Line numbers
+are never part of the key, so an entry survives edits elsewhere in the file and to the
+line's comment; counting duplicates makes a second identical violation in the same scope
+new. Entries that match fewer diagnostics
 than they record are reported as LL903, so the baseline only shrinks.
 
 The file is JSON with one entry per line, sorted, so that it is reviewable in a diff. Entry
@@ -13,12 +14,14 @@ paths are relative to the directory that holds the baseline file.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
+import tokenize
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +65,21 @@ class Baseline:
 
 
 def fingerprint(line: str) -> str:
-    return " ".join(line.split())
+    """The code of a source line, its comment dropped and its whitespace normalised: what
+    an entry matches, so that editing a comment on the line keeps the entry."""
+    return " ".join(_without_comment(line).split())
+
+
+def _without_comment(line: str) -> str:
+    if "#" not in line:
+        return line
+    try:  # a "#" inside a string is not a comment: ask the tokenizer
+        for token in tokenize.generate_tokens(io.StringIO(line).readline):
+            if token.type == tokenize.COMMENT:
+                return line[:token.start[1]]
+    except (tokenize.TokenError, SyntaxError):
+        pass  # a line that opens a string or bracket it does not close: no comment found
+    return line
 
 
 def key_for(diagnostic: Diagnostic, lines: list[str]) -> Key:
@@ -96,13 +113,19 @@ def load(path: Path) -> Baseline:
     spans = _entry_spans(text, len(entries))
     counts: dict[Key, int] = {}
     where: dict[Key, tuple[int, int, int]] = {}
+    written: set[Key] = set()
     for number, (entry, span) in enumerate(zip(entries, spans), 1):
         key = _entry_key(path, number, span[0], entry)
-        if key in counts:
+        if key in written:
             raise ConfigError(f"{path}:{span[0]}: malformed baseline: entry {number} repeats "
                               f"an earlier entry's path, code, scope and fingerprint {_HINT}")
-        counts[key] = entry["count"]
-        where[key] = span
+        written.add(key)
+        # Entries written before fingerprints dropped comments hold them: read the same way
+        # as a line is now, such entries still match (and ones that differed only in a
+        # comment count together).
+        key = replace(key, fingerprint=fingerprint(key.fingerprint))
+        counts[key] = counts.get(key, 0) + entry["count"]
+        where.setdefault(key, span)
     return Baseline(path, counts, where)
 
 
