@@ -6,9 +6,9 @@ imports no pydantic.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError

@@ -5,8 +5,8 @@ An entry names a file, a rule code, the qualified name of the enclosing definiti
 its comment, whitespace normalised), with how many diagnostics share that key. Line numbers
 are never part of the key, so an entry survives edits elsewhere in the file and to the
 line's comment; counting duplicates makes a second identical violation in the same scope
-new. Entries that match fewer diagnostics
-than they record are reported as LL903, so the baseline only shrinks.
+new. Entries that match fewer diagnostics than they record are reported as LL903, so the
+baseline only shrinks.
 
 The file is JSON with one entry per line, sorted, so that it is reviewable in a diff. Entry
 paths are relative to the directory that holds the baseline file.
