@@ -98,7 +98,8 @@ def write_full(report: Report, console: Console, *, show_suppressed: bool = Fals
     else:
         summary = Text(f"All checks passed ({report.files_checked} files).", style="bold green")
     if report.suppressed:
-        summary.append(f"{';' if diagnostics else ''} {len(report.suppressed)} suppressed with a reason"
+        separator = ";" if diagnostics else ""
+        summary.append(f"{separator} {len(report.suppressed)} suppressed with a reason"
                        + ("" if show_suppressed else " (--show-suppressed lists them)"),
                        style="dim")
     console.print(summary, soft_wrap=True)
