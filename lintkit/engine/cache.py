@@ -214,11 +214,12 @@ def cache_directories(paths: Sequence[Path], config_path: Path | None) -> list[P
     found: list[Path] = []
     for path in paths:
         absolute = path.absolute()
+        config: Path | None
         if config_path is not None:
             root, config = config_path.absolute().parent, config_path.absolute()
         else:
             root, config = find_project_root(absolute)
-        projects = [(root, config)]
+        projects: list[tuple[Path, Path | None]] = [(root, config)]
         if absolute.is_dir():
             projects += [(nested, nested / "pyproject.toml") for nested in projects_below(absolute)]
         for project_root, project_config in projects:
