@@ -219,6 +219,19 @@ def test_waivers_unused_and_reasonless_are_reported(tmp_path: Path) -> None:
     assert shown.stdout.strip().endswith("[suppressed: reviewed in #12]")
 
 
+def test_waivers_take_rule_names_and_report_unknown_rules(tmp_path: Path) -> None:
+    by_name = BAD.replace("class Bad(Params):",
+                          "class Bad(Params):  # lion-lint: ignore[structural-eq] -- reviewed")
+    typo = BAD.replace("class Bad(Params):",
+                       "class Typo(Params):  # lion-lint: ignore[LL0001, LL001] -- reviewed")
+    project = make_project(tmp_path, {"src/pkg/bad.py": by_name, "src/pkg/typo.py": typo})
+    result = run(".", cwd=project)
+    # The name waives LL001 like its code; the unknown code is reported, the known one works.
+    assert result.stdout.splitlines() == [
+        "src/pkg/typo.py:7:22: LL902 suppression comment names no known rule: LL0001; that "
+        "part suppresses nothing"]
+
+
 def test_the_summary_counts_diagnostics_then_waivers(tmp_path: Path) -> None:
     waived = BAD.replace("class Bad(Params):",
                          "class Waived(Params):  # lion-lint: ignore[LL001] -- reviewed in #12")

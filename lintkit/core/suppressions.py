@@ -42,8 +42,12 @@ def apply_suppressions(
     comments (LL902, LL901) for the active codes."""
     if not facts.suppressions:
         return diagnostics, [], []
-    valid: list[tuple[SuppressionFact, range]] = []
+    valid: list[tuple[SuppressionFact, range, frozenset[str]]] = []
     problems: list[Diagnostic] = []
+    # A rule may be named as --select names it; a name or code no rule on offer has would
+    # waive nothing and never turn stale, so it is reported.
+    code_of = {**{name: code for code, name in rule_names.items()},
+               **{code: code for code in rule_names}}
     for comment in facts.suppressions:
         location = Location(facts.path, comment.line, comment.column, comment.line,
                             comment.end_column)
@@ -53,15 +57,22 @@ def apply_suppressions(
                                        f"suppression comment lacks {missing}; it suppresses "
                                        "nothing"))
             continue
-        valid.append((comment, _covered_lines(facts, comment)))
+        unknown = [c for c in comment.codes if c not in code_of]
+        if unknown:
+            problems.append(Diagnostic(location, "LL902", rule_names.get("LL902", "LL902"),
+                                       f"suppression comment names no known rule: "
+                                       f"{', '.join(unknown)}; that part suppresses nothing"))
+        codes = frozenset(code_of[c] for c in comment.codes if c in code_of)
+        if codes:
+            valid.append((comment, _covered_lines(facts, comment), codes))
     kept: list[Diagnostic] = []
     suppressed: list[Suppressed] = []
     used: set[tuple[int, str]] = set()
     for diagnostic in diagnostics:
         waiver = None
         if diagnostic.code not in UNSUPPRESSIBLE:
-            for comment, lines in valid:
-                if diagnostic.code in comment.codes and diagnostic.location.line in lines:
+            for comment, lines, codes in valid:
+                if diagnostic.code in codes and diagnostic.location.line in lines:
                     waiver = comment
                     break
         if waiver is None:
@@ -70,8 +81,8 @@ def apply_suppressions(
             used.add((waiver.line, diagnostic.code))
             suppressed.append(Suppressed(diagnostic, waiver.reason, Location(
                 facts.path, waiver.line, waiver.column, waiver.line, waiver.end_column)))
-    for comment, _ in valid:
-        unused = [c for c in comment.codes if c in active_codes and (comment.line, c) not in used]
+    for comment, _, codes in valid:
+        unused = [c for c in sorted(codes) if c in active_codes and (comment.line, c) not in used]
         if unused:
             location = Location(facts.path, comment.line, comment.column, comment.line,
                                 comment.end_column)
