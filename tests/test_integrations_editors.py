@@ -70,6 +70,30 @@ def test_stdin_with_other_paths_is_a_usage_error(tmp_path: Path) -> None:
     assert "standard input is linted alone" in result.stderr
 
 
+def test_a_scratch_buffer_outside_any_project_is_linted_alone(tmp_path: Path) -> None:
+    # No pyproject.toml at or above: the buffer's directory (think ~ or /tmp) is not
+    # indexed; a broken file beside it would otherwise be read and reported.
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "broken.py").write_text("def broken(:\n")
+    buffer = b"import atexit\natexit.register(print)\n"
+    result = run("--stdin-filename", tmp_path / "scratch.py", cwd=tmp_path, stdin=buffer)
+    assert (result.returncode, result.stdout) == (
+        1, "scratch.py:2:1: LL003 atexit.register() registers at import time: calls "
+           "atexit.register (a registration-callables entry)\n"), result.stderr
+    assert not (tmp_path / ".lion-lint-cache").exists()  # an unsaved buffer is not cached
+
+
+def test_force_exclude_leaves_an_excluded_buffer_unlinted(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    (project / "pyproject.toml").write_text((project / "pyproject.toml").read_text().replace(
+        'src = ["src"]\n', 'src = ["src"]\nextend-exclude = ["generated"]\n'))
+    named = "src/pkg/generated/gen.py"
+    honoured = run("--force-exclude", "--stdin-filename", named, cwd=project, stdin=BAD.encode())
+    assert (honoured.returncode, honoured.stdout) == (0, ""), honoured.stderr
+    plain = run("--stdin-filename", named, cwd=project, stdin=BAD.encode())
+    assert plain.returncode == 1 and plain.stdout.startswith(f"{named}:7:7: LL001")
+
+
 @pytest.mark.skipif(VIM is None, reason="vim is not installed")
 def test_vim_reads_the_concise_format_into_its_quickfix_list(tmp_path: Path) -> None:
     project = make_project(tmp_path, {"src/pkg/other.py": OTHER_VIOLATION})

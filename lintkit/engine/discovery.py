@@ -71,6 +71,15 @@ def is_nested_project(directory: Path) -> bool:
         return True  # its own (broken) configuration: still not ours to lint
 
 
+def is_excluded(relative: str, settings: Settings) -> bool:
+    """Whether ``exclude``/``extend-exclude`` leave out the project-relative POSIX path,
+    by its own name or a directory's on the way to it, as ``discover`` would."""
+    exclude = _Patterns(settings.exclude + settings.extend_exclude)
+    parts = relative.split("/")
+    return any(exclude.match("/".join(parts[:depth + 1]), part)
+               for depth, part in enumerate(parts))
+
+
 def projects_below(directory: Path) -> list[Path]:
     """Roots of the projects (their own ``[tool.lion-lint]``) at any depth below
     ``directory``, sorted; what ``lion-lint clean`` reaches beside the enclosing project.

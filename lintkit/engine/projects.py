@@ -20,7 +20,7 @@ from lintkit.core.index import ProjectIndex
 from lintkit.core.project import Project, within
 from lintkit.core.suppressions import Suppressed
 from lintkit.engine import baseline as baselines
-from lintkit.engine.discovery import discover
+from lintkit.engine.discovery import discover, is_excluded
 
 if TYPE_CHECKING:
     from lintkit.config.load import LoadedConfig
@@ -128,11 +128,22 @@ def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[
         except ValueError:
             relative_targets.append(target.as_posix())
     unreadable: list[tuple[str, str]] = []
-    paths, nested = discover(root, settings, unreadable=unreadable)
+    if options.stdin is not None and config_path is None:
+        # A buffer with no pyproject.toml at or above it (a scratch file in ~ or /tmp) is a
+        # project of its own: indexing its whole directory could take minutes.
+        paths, nested = [], []
+    else:
+        paths, nested = discover(root, settings, unreadable=unreadable)
     overrides: dict[str, bytes] = {}
     if options.stdin is not None:
         stdin_path, source = options.stdin
-        relative = stdin_path.relative_to(root).as_posix() if stdin_path.is_absolute() else stdin_path.as_posix()
+        relative = stdin_path.relative_to(root).as_posix() if stdin_path.is_absolute() \
+            else stdin_path.as_posix()
+        relative_targets = [relative]
+        if options.force_exclude and is_excluded(relative, settings):
+            # An editor that honours the excludes: the buffer is not linted, as its path
+            # named on the command line would not be.
+            return Scope(relative_targets, paths, nested, unreadable, overrides)
         # A buffer that is the file as saved (an editor linting what it has just opened or
         # saved) stands for nothing: the run is the file's own, whose result may be
         # replayed and kept like any other.
@@ -140,7 +151,6 @@ def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[
             overrides[relative] = source
         if relative not in paths:
             paths = sorted({*paths, relative})
-        relative_targets = [relative]
     # An explicitly named file is linted even if excluded (as other linters do), unless
     # exclusions are forced.
     for target in relative_targets if not options.force_exclude else ():
