@@ -153,6 +153,21 @@ def test_each_project_of_a_run_loads_its_own_plugin_package(tmp_path: Path) -> N
     assert first.is_dir()
 
 
+def test_a_plugin_rule_that_raises_is_blamed_on_its_module_and_line(tmp_path: Path) -> None:
+    broken = RULE.replace("DEFAULT_ENABLED", "True").replace(
+        "        for info in project.index.by_path.values():",
+        "        raise KeyError('banned')\n        for info in project.index.by_path.values():")
+    project = make_project(tmp_path, ["tools.lint.calls:NoBannedCalls"],
+                           files={"tools/lint/calls.py": broken})
+    result = run(".", cwd=project)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "lion-lint: error: rule HR001 (no-banned-calls) failed: KeyError: 'banned' "
+        "(at tools/lint/calls.py:33)",
+        "This is a bug in your project's rule module tools.lint.calls (set LION_LINT_DEBUG=1 "
+        "for the traceback)."]
+
+
 # --- broken plugins: exit 2, naming the plugin ------------------------------------------------
 
 def assert_config_error(project: Path, *fragments: str,

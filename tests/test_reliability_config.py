@@ -163,12 +163,15 @@ class Garbage(Crash):
 '''
 
 
-@pytest.mark.parametrize(("plugin", "first_line"), [
-    ("crash", "lion-lint: internal error: rule HR900 (crash) failed: KeyError: 'the bug'"),
-    ("garbage", "lion-lint: internal error: AttributeError: "),
+@pytest.mark.parametrize(("plugin", "first_line", "where_to_report"), [
+    # A project's own rule that raises is its authors' bug, at its line.
+    ("crash", "lion-lint: error: rule HR900 (crash) failed: KeyError: 'the bug' "
+              "(at tools/crash.py:30)", "a bug in your project's rule module tools.crash"),
+    # What fails in the engine is lion-lint's to hear about.
+    ("garbage", "lion-lint: internal error: AttributeError: ", ISSUES_URL),
 ])
 def test_internal_errors_exit_2_and_say_where_to_report(
-        tmp_path: Path, plugin: str, first_line: str) -> None:
+        tmp_path: Path, plugin: str, first_line: str, where_to_report: str) -> None:
     spec = "tools.crash:Crash" if plugin == "crash" else "tools.crash:Garbage"
     root = project(tmp_path, f'[tool.lion-lint]\nplugins = ["{spec}"]\n',
                    {"tools/__init__.py": "", "tools/crash.py": CRASHING_RULE})
@@ -176,7 +179,7 @@ def test_internal_errors_exit_2_and_say_where_to_report(
     assert result.returncode == 2 and result.stdout == ""
     lines = result.stderr.splitlines()
     assert lines[0].startswith(first_line), lines
-    assert len(lines) == 2 and ISSUES_URL in lines[1] and "LION_LINT_DEBUG=1" in lines[1]
+    assert len(lines) == 2 and where_to_report in lines[1] and "LION_LINT_DEBUG=1" in lines[1]
     assert "Traceback" not in result.stderr
     for fmt in ("json", "sarif", "github"):  # no format prints an empty report
         other = run(".", "--output-format", fmt, cwd=root)

@@ -200,7 +200,7 @@ def check(**kwargs: Any) -> None:
             _fail(str(error))
             return
         except InternalError as error:
-            _internal_error(str(error))
+            _internal_error(str(error), error.plugin)
             return
     if args.write_baseline is not None:
         _write_baseline(results, args.write_baseline, targets)
@@ -344,13 +344,17 @@ def _report(results: list[Any], cwd: Path, args: CheckArgs,
     sys.exit(0 if args.exit_zero or not report.diagnostics else 1)
 
 
-def _internal_error(message: str) -> None:
+def _internal_error(message: str, plugin: str | None = None) -> None:
     first = message.splitlines()[0]
-    click.echo(f"lion-lint: internal error: {first}", err=True)
+    click.echo(f"lion-lint: {'error' if plugin else 'internal error'}: {first}", err=True)
     if os.environ.get("LION_LINT_DEBUG"):
         click.echo(message, err=True)
-    click.echo(f"This is a bug in lion-lint or in a rule; please report it at {ISSUES_URL} "
-               "(set LION_LINT_DEBUG=1 for the traceback).", err=True)
+    if plugin:  # the project's own rule: its authors, not lion-lint's tracker, can fix it
+        click.echo(f"This is a bug in your project's rule module {plugin} (set "
+                   "LION_LINT_DEBUG=1 for the traceback).", err=True)
+    else:
+        click.echo(f"This is a bug in lion-lint or in a rule; please report it at "
+                   f"{ISSUES_URL} (set LION_LINT_DEBUG=1 for the traceback).", err=True)
     sys.exit(2)
 
 

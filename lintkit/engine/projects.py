@@ -28,7 +28,12 @@ if TYPE_CHECKING:
 
 
 class InternalError(Exception):
-    """A bug in lion-lint or in a rule: never mistaken for a clean run."""
+    """A bug in lion-lint or in a rule: never mistaken for a clean run. ``plugin`` names
+    the project's own rule module when the bug is there, not in lion-lint."""
+
+    def __init__(self, message: str, plugin: str | None = None) -> None:
+        super().__init__(message)
+        self.plugin = plugin
 
 
 @dataclass

@@ -8,6 +8,8 @@ this one (the files a project's run covers, the last step) live in
 
 from __future__ import annotations
 
+import os
+import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -80,6 +82,22 @@ def instantiate(rules: Sequence[type[Rule]], config: LoadedConfig) -> list[Rule]
                                                         rule.Options, keys)) from None
         instances.append(rule(options))
     return instances
+
+
+def _rule_failure(rule: Rule, error: Exception, root: Path) -> InternalError:
+    """The InternalError of a rule's ``check`` that raised. A project's own rule (not
+    lion-lint's) is named with the line of its module that raised, for its author."""
+    message = f"rule {rule.code} ({rule.name}) failed: {type(error).__name__}: {error}"
+    module = type(rule).__module__
+    if module.partition(".")[0] in ("lintkit", "lion_lint"):
+        return InternalError(f"{message}\n{traceback.format_exc()}")
+    source = sys.modules[module].__file__ if module in sys.modules else None
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+             if source and frame.filename == source]
+    if source and lines:
+        place = os.path.relpath(source, root) if Path(source).is_relative_to(root) else source
+        message = f"{message} (at {Path(place).as_posix()}:{lines[-1]})"
+    return InternalError(f"{message}\n{traceback.format_exc()}", plugin=module)
 
 
 def known_config_keys(rules: Sequence[type[Rule]]) -> set[str]:
@@ -194,8 +212,7 @@ def _phase2(project: Project, available: Sequence[type[Rule]], rules: list[Rule]
         try:
             raw.extend(rule.check(project))
         except Exception as error:  # a rule bug must not look like a clean run
-            raise InternalError(f"rule {rule.code} ({rule.name}) failed: "
-                                f"{type(error).__name__}: {error}\n{traceback.format_exc()}") from error
+            raise _rule_failure(rule, error, project.root) from error
 
     names = {r.code: r.name for r in available}
     by_path = group_by_path(raw)
