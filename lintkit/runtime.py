@@ -39,12 +39,18 @@ _before = set(sys.modules)
 _importers = {}
 
 
+_MACHINERY = ("importlib", "_frozen_importlib", "_frozen_importlib_external")
+
+
 class _Watch:
     @staticmethod
     def find_spec(name, path=None, target=None):
         if name not in _importers:
+            # The importer is the code that asked, past the import machinery: a package's
+            # lazy __getattr__ (pydantic's) imports for itself, not for its caller.
             frame = sys._getframe(1)
-            while frame is not None and frame.f_code.co_name != "<module>":
+            while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] \
+                    in _MACHINERY:
                 frame = frame.f_back
             importer = frame.f_globals.get("__name__", "") if frame is not None else ""
             _importers[name] = "" if importer == "__main__" else importer
@@ -64,6 +70,9 @@ sys.meta_path.remove(_Watch)
 _new = [m for m in list(sys.modules) if m not in _before]
 _loaded = [m for m in _importers if m in sys.modules and m not in _before]
 _loaded += [m for m in _new if m not in _importers]
+# Put into sys.modules without an import (typing's "typing.io" alias): by its package.
+for _name in _new:
+    _importers.setdefault(_name, _name.rpartition(".")[0])
 
 import json
 import traceback
