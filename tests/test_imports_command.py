@@ -55,6 +55,15 @@ def test_tree_lists_first_arrivals_with_kind_and_place(project: Path) -> None:
         "3 project, 1 third-party, 3 stdlib\n")
 
 
+def test_a_file_argument_finds_its_own_project(project: Path) -> None:
+    # Run from wherever the tests run (another project), naming the file: its project.
+    result = CliRunner().invoke(cli, ["imports", str(project / "pkg" / "sub.py"),
+                                      "--output-format", "flat"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == (
+        "importing pkg.sub loads 4 modules at import time: 1 project, 1 third-party, 2 stdlib")
+
+
 def test_flat_list_is_sorted_and_can_hide_the_stdlib(project: Path) -> None:
     status, out = imports(project, "pkg", "--output-format", "flat", "--hide-stdlib")
     assert status == 0

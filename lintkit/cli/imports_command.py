@@ -29,7 +29,7 @@ class ImportsArgs:
     hide_stdlib: bool
     runtime: bool
     python: Path | None
-    project: Path
+    project: Path | None
     config_file: Path | None
 
 
@@ -81,7 +81,7 @@ def run_imports(args: ImportsArgs, echo: Echo) -> int:
     from lintkit.core.imports import import_graph
     from lintkit.engine.run import RunOptions, build_project, load_project
 
-    found = project_config(args.project, args.config_file)
+    found = project_config(_project_start(args), args.config_file)
     root = found.root
     config, _, _ = load_project(root, found.path, compose, RunOptions())
     project = build_project(config, options=RunOptions(use_cache=True))  # as `check` does
@@ -108,6 +108,17 @@ def run_imports(args: ImportsArgs, echo: Echo) -> int:
     if runtime.error is not None:
         return 2
     return 1 if blind_spots(closure, runtime) else 0
+
+
+def _project_start(args: ImportsArgs) -> Path:
+    """Where to look for the project: --project, else MODULE given as a file or directory
+    (its own project, wherever the shell is), else the current directory."""
+    if args.project is not None:
+        return args.project
+    path = Path(args.module)
+    if (args.module.endswith(".py") and path.is_file()) or path.is_dir():
+        return path
+    return Path(".")
 
 
 def _module_name(wanted: str, project: Project, root: Path) -> str:

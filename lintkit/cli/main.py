@@ -509,8 +509,9 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
                    "and compare what it loads with the static closure.")
 @click.option("--python", "python", type=click.Path(path_type=Path),
               help="The interpreter for --runtime (default: the one running lion-lint).")
-@click.option("--project", type=click.Path(exists=True, path_type=Path), default=Path("."),
-              help="A directory or file in the project (default: the current directory).")
+@click.option("--project", type=click.Path(exists=True, path_type=Path), default=None,
+              help="A directory or file in the project (default: MODULE's own project when "
+                   "MODULE is a path, else the current directory's).")
 @click.option("--config", "config_file", type=click.Path(path_type=Path),
               help="The pyproject.toml to read [tool.lion-lint] from.")
 def imports(**kwargs: Any) -> None:
