@@ -131,7 +131,7 @@ def _matches(expected: Expect, diagnostic: Diagnostic) -> bool:
 def _label(rule: type[Rule], example: Valid | Invalid) -> str:
     kind = "valid" if isinstance(example, Valid) else "invalid"
     return f"{kind} example {example.name!r} of {rule.code}" if example.name else \
-        f"a {kind} example of {rule.code}"
+        f"{'a' if kind == 'valid' else 'an'} {kind} example of {rule.code}"
 
 
 def check_example(rule: type[Rule], example: Valid | Invalid) -> None:
