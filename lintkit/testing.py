@@ -180,8 +180,15 @@ def _check_fixed(root: Path, rule: type[Rule], example: Invalid, result: Project
         if not changed:
             break
         diagnostics = _lint_root(root, [rule], example.options, example.config).diagnostics
-    expected = {**_sources(example.files), **_sources(example.fixed)}  # type: ignore[arg-type]
-    for relative, text in sorted(expected.items()):
+    files = _sources(example.files)
+    fixed = _sources(example.fixed)  # type: ignore[arg-type]
+    unknown = sorted(set(fixed) - set(files))
+    # A 'fixed' for a file the example does not have would compare nothing (or read a file
+    # that is not there): an error in the example itself, said as one.
+    assert not unknown, (f"{where}: 'fixed' names {', '.join(unknown)}, which the example's "
+                         f"files ({', '.join(sorted(files))}) do not include; with several "
+                         "files, give 'fixed' as a dict of path to source")
+    for relative, text in sorted({**files, **fixed}.items()):
         actual = (root / relative).read_text(encoding="utf-8")
         assert actual == text, (
             f"{where}: after --fix, {relative} is\n{_indent(actual)}\n  but 'fixed' says\n"

@@ -125,6 +125,13 @@ def test_rule_tests_makes_one_test_per_example_and_one_for_the_definition() -> N
     (Invalid("print(1)\n", expect=(1, 1)), "reported:\n    example.py:1:1"),
     (Invalid("print(1)\n", expect=1, fixed="echo(1)\n", name="f"),
      "after --fix, example.py is\n    | log(1)\n  but 'fixed' says\n    | echo(1)"),
+    # 'fixed' for a file the example lacks: said as a mistake in the example, never a
+    # FileNotFoundError or a comparison that checks nothing.
+    (Invalid({"a.py": "print(1)\n"}, expect=1, fixed="log(1)\n"),
+     "an invalid example of TT001: 'fixed' names example.py, which the example's files "
+     "(a.py) do not include"),
+    (Invalid({"a.py": "print(1)\n"}, expect=1, fixed={"b.py": "log(1)\n"}),
+     "'fixed' names b.py, which the example's files (a.py) do not include"),
 ])
 def test_a_misbehaving_example_fails_with_what_was_expected_and_found(
         example: Valid | Invalid, complaint: str) -> None:
