@@ -159,6 +159,14 @@ def corpus_files(source: Path) -> list[str]:
     return discover(source, settings, split_nested=False)[0]
 
 
+def positive_count(text: str) -> int:
+    """An argparse type for --runs: a count of at least one (a median of nothing is none)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def check_corpus(parser: argparse.ArgumentParser, path: Path) -> None:
     """Exit with a usage error unless ``path`` is a directory with Python files to lint."""
     if not path.is_dir():
@@ -326,13 +334,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", type=Path,
                         help="more corpora (directories of Python code)")
-    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (default 3)")
+    parser.add_argument("--runs", type=positive_count, default=3, help="runs per measurement (default 3)")
     parser.add_argument("--jobs", type=int, default=None, help="--jobs for lion-lint")
     parser.add_argument("--no-stdlib", action="store_true", help="skip the standard library")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     options = parser.parse_args()
-    if options.runs < 1:
-        parser.error("--runs must be at least 1")
     for path in options.paths:
         # Found before the standard library's minutes of runs, not after them.
         check_corpus(parser, path)

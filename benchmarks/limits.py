@@ -35,7 +35,8 @@ import sysconfig
 import time
 from pathlib import Path
 
-from bench import check_corpus, corpus_files, machine, mid_size_file, parse_floor
+from bench import (check_corpus, corpus_files, machine, mid_size_file, parse_floor,
+                   positive_count)
 
 from lintkit.engine.phase1 import usable_cores
 
@@ -139,10 +140,8 @@ def main() -> None:
     parser.add_argument("path", nargs="?", type=Path,
                         default=Path(sysconfig.get_paths()["stdlib"]),
                         help="a directory of Python code (default: the standard library)")
-    parser.add_argument("--runs", type=int, default=3, help="passes per measurement (default 3)")
+    parser.add_argument("--runs", type=positive_count, default=3, help="passes per measurement (default 3)")
     options = parser.parse_args()
-    if options.runs < 1:
-        parser.error("--runs must be at least 1")
     check_corpus(parser, options.path)
     root = options.path.resolve()
     cores = usable_cores()
