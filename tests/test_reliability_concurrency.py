@@ -1,13 +1,16 @@
-"""Two runs at once (pre-commit can start them) and Ctrl-C.
+"""Two runs at once (pre-commit can start them), Ctrl-C and SIGTERM.
 
 Two lion-lint processes on one project, sharing its cache, both print exactly what a run
 without the cache prints, and leave a cache from which every file is served intact. Ctrl-C
 (SIGINT to the whole process group, as a terminal sends it) stops the run and its worker
-processes promptly, with exit status 130 and no traceback, and leaves nothing broken.
+processes promptly, with exit status 130 and no traceback, and leaves nothing broken;
+SIGTERM to the run alone (a CI timeout) does the same with status 143, and workers never
+outlive a run killed outright.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -92,27 +95,42 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _start_with_workers(root: Path, args: list[str]) -> subprocess.Popen[bytes]:
+    """Start a run in a session of its own; return once its workers are parsing."""
+    # Started as a terminal starts it, with SIGINT at its default: a test runner launched as a
+    # background job of a non-interactive shell inherits SIGINT ignored, and a process that
+    # starts with SIGINT ignored rightly keeps ignoring it (nohup relies on that), so the
+    # run would finish as if never interrupted.
+    run = subprocess.Popen(_command(*args), cwd=root, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=_environment(), start_new_session=True,
+                           preexec_fn=_default_sigint)
+    deadline = time.monotonic() + 120
+    while len(_session_processes(run.pid)) < 2 and run.poll() is None:
+        if time.monotonic() > deadline:
+            os.killpg(run.pid, signal.SIGKILL)
+            pytest.fail("no worker process ever started")
+        time.sleep(0.01)
+    assert run.poll() is None, "the run ended before it could be interrupted"
+    time.sleep(0.3)
+    return run
+
+
+def _gone_within(session: int, seconds: float) -> list[int]:
+    """The session's processes still alive after waiting up to ``seconds`` for them to end."""
+    deadline = time.monotonic() + seconds
+    while _session_processes(session) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _session_processes(session)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see workers")
 @pytest.mark.parametrize("cache", ["--no-cache", "--cache"])
 def test_ctrl_c_stops_the_run_and_its_workers(tmp_path: Path, cache: str) -> None:
     many_bad_files(tmp_path, FILES)
     expected = _reference(tmp_path)
     args = [".", "--jobs", "2"] + (["--no-cache"] if cache == "--no-cache" else [])
-    # Started as a terminal starts it, with SIGINT at its default: a test runner launched as a
-    # background job of a non-interactive shell inherits SIGINT ignored, and a process that
-    # starts with SIGINT ignored rightly keeps ignoring it (nohup relies on that), so the
-    # run would finish as if never interrupted.
-    run = subprocess.Popen(_command(*args), cwd=tmp_path, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=_environment(), start_new_session=True,
-                           preexec_fn=_default_sigint)
+    run = _start_with_workers(tmp_path, args)
     try:
-        # Interrupt once the workers are parsing (more than the run itself in the session).
-        deadline = time.monotonic() + 120
-        while len(_session_processes(run.pid)) < 2 and run.poll() is None:
-            assert time.monotonic() < deadline, "no worker process ever started"
-            time.sleep(0.01)
-        assert run.poll() is None, "the run ended before it could be interrupted"
-        time.sleep(0.3)
         os.killpg(run.pid, signal.SIGINT)
         interrupted = time.monotonic()
         out, err = run.communicate(timeout=60)
@@ -125,12 +143,52 @@ def test_ctrl_c_stops_the_run_and_its_workers(tmp_path: Path, cache: str) -> Non
     assert stopped_after < 10, f"took {stopped_after:.1f} s to stop"
     assert b"Traceback" not in err and err.strip().endswith(b"lion-lint: interrupted"), err
     assert out == b""  # no partial report that could pass for a result
-    time.sleep(0.5)
-    assert _session_processes(run.pid) == [], "a worker outlived the run"
+    assert _gone_within(run.pid, 0.5) == [], "a worker outlived the run"
     # Whatever the interrupted run left in the cache is sound: the next run is right.
     after = subprocess.run(_command(".", "--output-format", "json"), cwd=tmp_path,
                            capture_output=True, env=_environment(), timeout=600)
     assert (after.returncode, after.stdout) == (1, expected.stdout)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see workers")
+def test_sigterm_to_the_run_alone_stops_it_and_its_workers(tmp_path: Path) -> None:
+    """A CI job's timeout signals the process it started, not its process group."""
+    many_bad_files(tmp_path, FILES)
+    expected = _reference(tmp_path)
+    run = _start_with_workers(tmp_path, [".", "--jobs", "2"])
+    try:
+        os.kill(run.pid, signal.SIGTERM)
+        terminated = time.monotonic()
+        out, err = run.communicate(timeout=60)
+        stopped_after = time.monotonic() - terminated
+        left = _gone_within(run.pid, 2)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # nothing left, as it should be
+            os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    assert run.returncode == 128 + signal.SIGTERM, (run.returncode, err, out[-300:])
+    assert stopped_after < 4, f"took {stopped_after:.1f} s to stop"
+    assert b"Traceback" not in err and err.strip().endswith(b"lion-lint: terminated"), err
+    assert out == b""
+    assert left == [], "a worker outlived the run"
+    after = subprocess.run(_command(".", "--output-format", "json"), cwd=tmp_path,
+                           capture_output=True, env=_environment(), timeout=600)
+    assert (after.returncode, after.stdout) == (1, expected.stdout)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers end with their parent on Linux")
+def test_workers_end_when_the_run_is_killed_outright(tmp_path: Path) -> None:
+    """SIGKILL (or the OOM killer) leaves the run no chance to stop its workers."""
+    many_bad_files(tmp_path, FILES)
+    run = _start_with_workers(tmp_path, [".", "--jobs", "2", "--no-cache"])
+    try:
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait(timeout=60)
+        left = _gone_within(run.pid, 2)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)
+    assert left == [], "a worker outlived a killed run"
 
 
 # An exit hook that never returns, as concurrent.futures' own becomes when a worker was

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import gc
 import os
+import signal
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -546,21 +547,25 @@ def main() -> None:
     # A file name that is not valid UTF-8 is printed as the bytes it is made of.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="surrogateescape")
+    # A CI job's timeout or a killed hook sends SIGTERM: stop as on Ctrl-C, workers and all.
+    signal.signal(signal.SIGTERM, _terminated)
     # Not click's standalone mode: it turns Ctrl-C into "Aborted!" and exit 1, which reads
     # as "violations found", and lets any other exception out as a traceback.
     try:
         status = cli.main(prog_name="lion-lint", standalone_mode=False)
     except SystemExit as exit_:
         status = exit_.code
-    except (KeyboardInterrupt, click.exceptions.Abort):
-        click.echo("lion-lint: interrupted", err=True)
+    except (KeyboardInterrupt, click.exceptions.Abort) as stop:
+        # click re-raises an interrupt met inside a command as Abort, from the interrupt.
+        terminated = isinstance(stop, _Terminated) or isinstance(stop.__cause__, _Terminated)
+        click.echo(f"lion-lint: {'terminated' if terminated else 'interrupted'}", err=True)
         sys.stdout.flush()
         sys.stderr.flush()
         # Not sys.exit: at exit concurrent.futures joins its pool's manager thread with no
         # timeout, and a worker stopped in the middle of sending a result leaves that thread
         # waiting for the rest of it forever (about one Ctrl-C in a hundred hung so). Nothing
         # is left to clean up: the workers are stopped, and every write is atomic.
-        os._exit(130)
+        os._exit(128 + (signal.SIGTERM if terminated else signal.SIGINT))
     except click.ClickException as error:
         error.show()
         status = error.exit_code
@@ -569,6 +574,14 @@ def main() -> None:
 
         _internal_error(f"{type(error).__name__}: {error}\n{traceback.format_exc()}")
     _leave(status)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is so that it unwinds as an interrupted one does."""
+
+
+def _terminated(signum: int, frame: object) -> NoReturn:
+    raise _Terminated
 
 
 def _unwritable(reason: str) -> str:

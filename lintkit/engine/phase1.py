@@ -308,7 +308,7 @@ def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
 
     one_malloc_arena()
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                                   initializer=_worker_started)
+                                   initializer=_worker_started, initargs=(os.getpid(),))
     try:
         pending = {executor.submit(_extract_batch, root, batch, cache): batch
                    for batch in batches}
@@ -376,11 +376,22 @@ def _stop_workers(executor: Any) -> None:
         manager.join(timeout=5)
 
 
-def _worker_started() -> None:
+def _worker_started(parent: int) -> None:
     import signal
 
     # Ctrl-C is the parent's to handle: it stops the workers; they must not print tracebacks.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent stops a worker with SIGTERM, so it must end on it, whatever handler the
+    # parent had when it forked (the CLI's turns SIGTERM into an interrupt).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A parent killed outright (SIGKILL, the OOM killer, a CI timeout's SIGTERM before it
+    # stops the pool) cannot stop its workers, which would parse their queue to the end and
+    # then wait for more forever. Linux ends them with it; a parent already gone is seen now.
+    prctl = _libc_function("prctl")
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        os._exit(1)
     # What the worker inherited is never garbage: keep the collector from scanning it.
     gc.freeze()
 
@@ -439,6 +450,8 @@ def one_malloc_arena() -> None:
 
 # mallopt's parameter number for the arena limit, from glibc's malloc.h.
 _M_ARENA_MAX = -8
+# prctl's option that signals a process when its parent dies, from linux/prctl.h.
+_PR_SET_PDEATHSIG = 1
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
