@@ -168,6 +168,72 @@ def test_a_plugin_rule_that_raises_is_blamed_on_its_module_and_line(tmp_path: Pa
         "for the traceback)."]
 
 
+def _rule_failing_with(line: str, *, where: str = "check") -> str:
+    """RULE with ``line`` first in its check (or in a new __init__)."""
+    rule = RULE.replace("DEFAULT_ENABLED", "True")
+    if where == "init":
+        return rule.replace("    def check(self, project):",
+                            f"    def __init__(self, options):\n        {line}\n\n"
+                            "    def check(self, project):")
+    return rule.replace("        for info in project.index.by_path.values():",
+                        f"        {line}\n        for info in project.index.by_path.values():")
+
+
+def _failure(tmp_path: Path, rule: str, *args: str) -> subprocess.CompletedProcess[str]:
+    project = make_project(tmp_path, ["tools.lint.calls:NoBannedCalls"],
+                           files={"tools/lint/calls.py": rule})
+    result = run(".", *args, cwd=project)
+    assert (result.returncode, result.stdout) == (2, ""), (result.stdout, result.stderr)
+    assert "This is a bug in your project's rule module tools.lint.calls" in result.stderr
+    return result
+
+
+def test_a_plugin_rule_that_exits_cleanly_is_still_a_failure(tmp_path: Path) -> None:
+    """sys.exit(0) in check once ended the run with status 0 and no output at all."""
+    rule = _rule_failing_with('yield self.diagnostic("app/main.py", (1, 1, 1, 6), "x")\n'
+                              "        import sys; sys.exit(0)")
+    for args in ((), ("--output-format", "json")):
+        result = _failure(tmp_path / "-".join(("p", *args)), rule, *args)
+        assert result.stderr.startswith(
+            "lion-lint: error: rule HR001 (no-banned-calls) failed: SystemExit: 0 (at "
+            "tools/lint/calls.py:34)"), result.stderr
+
+
+def test_a_plugin_rule_whose_constructor_raises_is_blamed_on_it(tmp_path: Path) -> None:
+    result = _failure(tmp_path, _rule_failing_with("raise LookupError('no db')", where="init"))
+    assert result.stderr.startswith("lion-lint: error: rule HR001 (no-banned-calls) failed: "
+                                    "LookupError: no db (at tools/lint/calls.py:"), result.stderr
+
+
+def test_what_a_plugin_rule_reports_must_be_a_diagnostic_a_report_can_print(
+        tmp_path: Path) -> None:
+    cases = {
+        "yield None": "TypeError: check yielded NoneType None, not a Diagnostic",
+        'yield "oops"': "TypeError: check yielded str 'oops', not a Diagnostic",
+        'yield self.diagnostic(str(project.root / "app/main.py"), (1, 1, 1, 6), "x")':
+            "ValueError: a diagnostic's path is '/",
+        'yield self.diagnostic("app/main.py", (0, 0, 0, 0), "x")':
+            "ValueError: a diagnostic in app/main.py spans (0, 0) to (0, 0): lines and "
+            "columns count from 1",
+        'yield self.diagnostic("app/main.py", (2, 1, 1, 6), "x")':
+            "ValueError: a diagnostic in app/main.py spans (2, 1) to (1, 6)",
+        'yield self.diagnostic("app/main.py", (1, 1, 1, 6), "x", severity="info")':
+            "ValueError: a diagnostic's severity is 'info'",
+    }
+    for number, (line, expected) in enumerate(cases.items()):
+        result = _failure(tmp_path / str(number), _rule_failing_with(line))
+        assert expected in result.stderr, (line, result.stderr)
+
+
+def test_a_plugin_rule_with_a_severity_no_report_shows_is_refused(tmp_path: Path) -> None:
+    rule = RULE.replace("DEFAULT_ENABLED", "True").replace(
+        '    code = "HR001"', '    severity = "info"\n    code = "HR001"')
+    project = make_project(tmp_path, ["tools.lint.calls:NoBannedCalls"],
+                           files={"tools/lint/calls.py": rule})
+    assert_config_error(project, "is not a complete rule: severity must be 'error' or "
+                                 "'warning' (got 'info')")
+
+
 # --- broken plugins: exit 2, naming the plugin ------------------------------------------------
 
 def assert_config_error(project: Path, *fragments: str,

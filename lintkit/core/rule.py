@@ -183,7 +183,8 @@ _NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 def rule_definition_problems(rule: type[Rule]) -> list[str]:
     """What keeps a Rule subclass from being runnable (empty when it is complete): a code
     such as ``HR001`` (capitals then digits, so prefixes select it), a kebab-case name (its
-    table in ``[tool.lion-lint]``), a summary, and its own ``check``."""
+    table in ``[tool.lion-lint]``), a summary, a severity a report can show, and its own
+    ``check``."""
     problems = []
     code = getattr(rule, "code", None)
     if not isinstance(code, str) or not _CODE.match(code):
@@ -194,6 +195,9 @@ def rule_definition_problems(rule: type[Rule]) -> list[str]:
     summary = getattr(rule, "summary", None)
     if not isinstance(summary, str) or not summary.strip():
         problems.append(f"summary must be a one-line description (got {summary!r})")
+    severity = getattr(rule, "severity", None)
+    if severity not in ("error", "warning"):
+        problems.append(f"severity must be 'error' or 'warning' (got {severity!r})")
     if rule.check is Rule.check:
         problems.append("it does not define check(self, project)")
     options = getattr(rule, "Options", None)

@@ -80,15 +80,20 @@ def instantiate(rules: Sequence[type[Rule]], config: LoadedConfig) -> list[Rule]
                 if (info.alias or name) not in rule.config_keys]
             raise ConfigError(describe_validation_error(config.path, table, error,
                                                         rule.Options, keys)) from None
-        instances.append(rule(options))
+        try:
+            instances.append(rule(options))
+        except (Exception, SystemExit) as error:
+            raise _rule_failure(rule, error, config.root) from error
     return instances
 
 
-def _rule_failure(rule: Rule, error: Exception, root: Path) -> InternalError:
-    """The InternalError of a rule's ``check`` that raised. A project's own rule (not
-    lion-lint's) is named with the line of its module that raised, for its author."""
+def _rule_failure(rule: Rule | type[Rule], error: BaseException, root: Path) -> InternalError:
+    """The InternalError of a rule that raised (in ``check``, or while being made). A
+    project's own rule (not lion-lint's) is named with the line of its module that raised,
+    for its author."""
+    rule_class = rule if isinstance(rule, type) else type(rule)
     message = f"rule {rule.code} ({rule.name}) failed: {type(error).__name__}: {error}"
-    module = type(rule).__module__
+    module = rule_class.__module__
     if module.partition(".")[0] in ("lintkit", "lion_lint"):
         return InternalError(f"{message}\n{traceback.format_exc()}")
     source = sys.modules[module].__file__ if module in sys.modules else None
@@ -98,6 +103,24 @@ def _rule_failure(rule: Rule, error: Exception, root: Path) -> InternalError:
         place = os.path.relpath(source, root) if Path(source).is_relative_to(root) else source
         message = f"{message} (at {Path(place).as_posix()}:{lines[-1]})"
     return InternalError(f"{message}\n{traceback.format_exc()}", plugin=module)
+
+
+def _checked(item: object) -> Diagnostic:
+    """A diagnostic a rule reported, if it is one that every report can print."""
+    if not isinstance(item, Diagnostic):
+        raise TypeError(f"check yielded {type(item).__name__} {item!r:.60}, not a Diagnostic "
+                        "(make one with self.diagnostic(path, span, message))")
+    where = item.location
+    if not isinstance(where.path, str) or not where.path or os.path.isabs(where.path):
+        raise ValueError(f"a diagnostic's path is {where.path!r}: give the path relative to "
+                         "the project root, as FileFacts.path has it")
+    if item.severity not in ("error", "warning"):
+        raise ValueError(f"a diagnostic's severity is {item.severity!r}: 'error' or 'warning'")
+    start, end = (where.line, where.column), (where.end_line, where.end_column)
+    if not all(isinstance(n, int) and n >= 1 for n in (*start, *end)) or end < start:
+        raise ValueError(f"a diagnostic in {where.path} spans {start} to {end}: lines and "
+                         "columns count from 1, and a span ends at or after its start")
+    return item
 
 
 def known_config_keys(rules: Sequence[type[Rule]]) -> set[str]:
@@ -210,8 +233,9 @@ def _phase2(project: Project, available: Sequence[type[Rule]], rules: list[Rule]
                                   f"cannot read directory: {reason}"))
     for rule in rules:
         try:
-            raw.extend(rule.check(project))
-        except Exception as error:  # a rule bug must not look like a clean run
+            raw.extend(_checked(item) for item in rule.check(project))
+        # A rule bug must not look like a clean run: not even a sys.exit(0) in check.
+        except (Exception, SystemExit) as error:
             raise _rule_failure(rule, error, project.root) from error
 
     names = {r.code: r.name for r in available}
