@@ -185,6 +185,8 @@ def test_fixes_that_break_the_file_or_never_finish_are_stopped(tmp_path: Path) -
             "diagnostic; applied once only") in result.stderr
     assert "src/pkg/broken.py:1:7: XX001 broken class" in result.stdout
     assert "src/pkg/stubborn.py:1:7: XX002 stubborn class" in result.stdout
+    # Both remain, so neither is counted as fixed: only the base project's LL001 is.
+    assert result.stderr.endswith("Fixed 1 diagnostic in 1 file.\n"), result.stderr
 
 
 @dataclass

@@ -219,6 +219,11 @@ def test_what_a_plugin_rule_reports_must_be_a_diagnostic_a_report_can_print(
             "ValueError: a diagnostic in app/main.py spans (2, 1) to (1, 6)",
         'yield self.diagnostic("app/main.py", (1, 1, 1, 6), "x", severity="info")':
             "ValueError: a diagnostic's severity is 'info'",
+        # --fix writes one file at a time: a fix over two was advertised, then never applied.
+        'from lintkit import Edit, Fix; yield self.diagnostic("app/main.py", (1, 1, 1, 6), '
+        '"x", fix=Fix("f", (Edit("app/main.py", 1, 1, 1, 1, "#"), '
+        'Edit("app/b.py", 1, 1, 1, 1, "#"))))':
+            "ValueError: a fix in app/main.py edits several files (app/b.py, app/main.py)",
     }
     for number, (line, expected) in enumerate(cases.items()):
         result = _failure(tmp_path / str(number), _rule_failing_with(line))

@@ -140,6 +140,41 @@ def test_a_misbehaving_example_fails_with_what_was_expected_and_found(
     assert complaint in str(failure.value)
 
 
+class _PrintFixer(NoPrint):
+    """NoPrint, with a fix that replaces the call's name by ``replacement``."""
+
+    replacement = ""
+
+    def check(self, project: Project) -> Iterable[Diagnostic]:
+        for info in project.index.by_path.values():
+            for call in info.facts.calls:
+                if call.func == "print" and call.call.func is not None:
+                    yield self.diagnostic(info.path, call.span, "print call", fix=Fix(
+                        "fix", (Edit(info.path, *call.call.func.span, self.replacement),)))
+
+
+class _StubbornFix(_PrintFixer):
+    replacement = "(print)"  # the fix keeps the call, so it keeps its diagnostic
+
+
+class _BrokenFix(_PrintFixer):
+    replacement = "print(("
+
+
+@pytest.mark.parametrize(("rule", "complaint"), [
+    # The harness applies fixes as --fix does: once, then says so (it looped ten times,
+    # which --fix never does).
+    (_StubbornFix, "an invalid example of TT001: --fix would not fix:\n    example.py: the "
+                   "fix for TT001 at line 1 did not remove the diagnostic; applied once only"),
+    (_BrokenFix, "--fix would not fix:\n    example.py: the fixed source would not parse"),
+])
+def test_a_fix_that_fix_would_refuse_fails_the_example_with_its_reason(
+        rule: type[Rule], complaint: str) -> None:
+    with pytest.raises(AssertionError) as failure:
+        check_example(rule, Invalid("print(1)\n", expect=1, fixed="log(1)\n"))
+    assert complaint in str(failure.value)
+
+
 def test_expect_may_be_one_expect_or_bare_lines() -> None:
     assert Invalid("", expect=Expect(3)).expect == (Expect(3),)
     assert Invalid("", expect=(2, Expect(5, "X1"))).expect == (Expect(2), Expect(5, "X1"))

@@ -57,8 +57,10 @@ def fix_files(results: Sequence[Any], lint: Lint, cwd: Path, *,
     remaining, outcome = fix_until_stable(lambda: lint(None), results, Disk())
     _say_refused(outcome, cwd)
     if not quiet and outcome.fixed:
+        # A file whose fix left its diagnostic was changed, but is not counted as fixed.
+        files = sum(1 for change in outcome.changed.values() if change.fixed)
         click.echo(f"Fixed {_plural(outcome.fixed, 'diagnostic')} in "
-                   f"{_plural(len(outcome.changed), 'file')}.", err=True)
+                   f"{_plural(files, 'file')}.", err=True)
     return remaining
 
 

@@ -280,11 +280,11 @@ def fix_results(results: Iterable[_Result], store: Store, *,
     earlier pass; offered again, their fix did not work and is not applied twice)."""
     outcome = outcome if outcome is not None else FixOutcome()
     done = done if done is not None else set()
-    again: dict[Path, Diagnostic] = {}
+    again: dict[Path, list[Diagnostic]] = {}
 
     def skip(path: Path, d: Diagnostic) -> bool:
         if _key(path, d) in done:
-            again.setdefault(path, d)
+            again.setdefault(path, []).append(d)
             return True
         return False
 
@@ -297,9 +297,14 @@ def fix_results(results: Iterable[_Result], store: Store, *,
         if change is not None:
             outcome.add(change)
             done.update(_key(path, d) for fix in applied for d in fixes[fix])
-    for path, d in again.items():
+    for path, unfixed in again.items():
+        d = unfixed[0]
         outcome.refused.setdefault(path, f"the fix for {d.code} at line {d.location.line} "
                                          "did not remove the diagnostic; applied once only")
+        # Counted as fixed when applied; still reported, so not fixed after all.
+        change = outcome.changed.get(path)
+        if change is not None:
+            change.fixed = max(change.fixed - len(unfixed), 0)
     return outcome
 
 

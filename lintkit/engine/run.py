@@ -114,6 +114,16 @@ def _checked(item: object) -> Diagnostic:
     if not isinstance(where.path, str) or not where.path or os.path.isabs(where.path):
         raise ValueError(f"a diagnostic's path is {where.path!r}: give the path relative to "
                          "the project root, as FileFacts.path has it")
+    fix = item.fix
+    if fix is not None:
+        edited = sorted({edit.path for edit in fix.edits})
+        # --fix writes each file alone, atomically: a fix over several files could be half done.
+        if len(edited) > 1:
+            raise ValueError(f"a fix in {where.path} edits several files ({', '.join(edited)}); "
+                             "a fix edits one file")
+        if edited and os.path.isabs(edited[0]):
+            raise ValueError(f"a fix's path is {edited[0]!r}: give the path relative to the "
+                             "project root, as FileFacts.path has it")
     if item.severity not in ("error", "warning"):
         raise ValueError(f"a diagnostic's severity is {item.severity!r}: 'error' or 'warning'")
     start, end = (where.line, where.column), (where.end_line, where.end_column)
