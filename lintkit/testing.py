@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lintkit.config.load import LoadedConfig
-from lintkit.config.model import Settings
+from lintkit.config.load import config_from_table
 from lintkit.core.builtin import ENGINE_RULES
 from lintkit.core.diagnostics import Diagnostic
 from lintkit.core.rule import (
@@ -40,7 +39,8 @@ from lintkit.core.rule import (
     Valid,
     rule_definition_problems,
 )
-from lintkit.engine.run import ProjectResult, RunOptions, instantiate, lint_loaded
+from lintkit.engine.run import (ProjectResult, RunOptions, instantiate, known_config_keys,
+                                lint_loaded, select_rules)
 
 __all__ = [
     "RuleCase",
@@ -68,15 +68,17 @@ def write_project(root: Path, files: Files) -> None:
 
 def _lint_root(root: Path, rules: Sequence[type[Rule]], options: Mapping[str, Any] | None,
                config: Mapping[str, Any] | None) -> ProjectResult:
-    table: dict[str, Any] = dict(config or {})
+    table: dict[str, Any] = {"respect-gitignore": False, **(config or {})}
     if options:
         table[rules[0].name] = dict(options)
-    engine_keys = {info.alias or name for name, info in Settings.model_fields.items()}
-    settings = Settings.model_validate(
-        {"respect-gitignore": False, **{k: v for k, v in table.items() if k in engine_keys}})
-    loaded = LoadedConfig(root=root, path=None, settings=settings, tool_table=table)
     available = [*ENGINE_RULES, *rules]
-    active = instantiate(available, loaded)
+    # The configuration is checked as the command line checks it (an unknown key or a
+    # wrong type is a ConfigError), and chooses rules as it does, except that the rules
+    # under test are on unless `select` says otherwise or `ignore` turns them off.
+    loaded = config_from_table(root, None, table, known_keys=known_config_keys(available))
+    under_test = RunOptions(extend_select=() if loaded.settings.select is not None
+                            else tuple(rule.name for rule in rules))
+    active = instantiate(select_rules(available, loaded, under_test), loaded)
     return lint_loaded(loaded, available, active, [root], RunOptions())
 
 

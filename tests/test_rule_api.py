@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lintkit import Diagnostic, Edit, Expect, Fix, Invalid, Project, Related, Rule, Valid
+from lintkit.config.locate import ConfigError
 from lintkit.core.facts import facts_from_data, facts_to_data
 from lintkit.core.index import ProjectIndex, module_name_for
 from lintkit.parsing.extract import extract
@@ -200,6 +201,37 @@ def test_lint_sources_runs_a_multi_module_project(tmp_path: Path) -> None:
                          root=tmp_path)
     assert [(d.path, d.location.line) for d in found] == [("pkg/a.py", 1)]
     assert (tmp_path / "pkg/a.py").is_file()
+
+
+class _OptInPrint(NoPrint):
+    default_enabled = False
+
+
+@pytest.mark.parametrize(("config", "found"), [
+    ({}, [1]),  # the rules under test run, even one that is off by default
+    ({"ignore": ["TT001"]}, []),
+    ({"ignore": ["no-print"]}, []),
+    ({"select": ["LL000"]}, []),  # select chooses, as on the command line
+    ({"select": ["TT"]}, [1]),
+    ({"extend-select": ["TT001"], "ignore": ["LL9"]}, [1]),
+])
+def test_the_helpers_choose_rules_as_the_configuration_says(
+        config: dict[str, object], found: list[int]) -> None:
+    for rule in (NoPrint, _OptInPrint):
+        reported = lint_sources("print(1)\n", [rule], config=config)
+        assert [d.location.line for d in reported] == found, (rule, config)
+
+
+@pytest.mark.parametrize(("config", "complaint"), [
+    ({"select": ["NOPE1"]}, "[tool.lion-lint] select: unknown rule 'NOPE1'"),
+    ({"bogus": 1}, "[tool.lion-lint] unknown key 'bogus'"),
+    ({"max-file-size": "big"}, "max-file-size"),
+])
+def test_the_helpers_check_the_configuration_as_the_command_line_does(
+        config: dict[str, object], complaint: str) -> None:
+    with pytest.raises(ConfigError) as failure:
+        lint_sources("print(1)\n", [NoPrint], config=config)
+    assert complaint in str(failure.value)
 
 
 def test_related_at_and_source_text(tmp_path: Path) -> None:

@@ -37,7 +37,12 @@ def load_config(root: Path, path: Path | None, *, known_keys: set[str]) -> Loade
     """Validate the table. ``known_keys`` are the rule names and rule-owned keys that may
     stand beside the engine settings."""
     table = read_tool_table(path) if path is not None else None
-    table = dict(table or {})
+    return config_from_table(root, path, dict(table or {}), known_keys=known_keys)
+
+
+def config_from_table(root: Path, path: Path | None, table: dict[str, Any], *,
+                      known_keys: set[str]) -> LoadedConfig:
+    """Validate a ``[tool.lion-lint]`` table (read from ``path``, when there is one)."""
     engine_keys = {info.alias or name for name, info in Settings.model_fields.items()}
     unknown = sorted(k for k in table if k not in engine_keys and k not in known_keys)
     if unknown:
