@@ -26,8 +26,11 @@ class Layers(Table):
     @field_validator("order", mode="before")
     @classmethod
     def _normalise(cls, value: Any) -> Any:
+        # Tuples, as the field is: options are validated strictly (validate_table), and
+        # strict mode fills a tuple from a TOML array but not from a list made here.
         if isinstance(value, (list, tuple)):
-            return [[item] if isinstance(item, str) else item for item in value]
+            return tuple((item,) if isinstance(item, str) else
+                         tuple(item) if isinstance(item, list) else item for item in value)
         return value
 
     @field_validator("order")

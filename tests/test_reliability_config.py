@@ -57,13 +57,27 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: st
         "authorities, dataclass-decorators, make-dataclass, require-explicit-eq-false)",)),
     # What was expected, in TOML's words (arrays, tables), never pydantic's (tuples).
     ('[tool.lion-lint]\nselect = "LL001"\n', (
-        "key 'select': expected an array of strings (got 'LL001')",)),
+        'key \'select\': expected an array of strings (got "LL001")',)),
     ("[tool.lion-lint]\nrespect-gitignore = 2\n", (
         "key 'respect-gitignore': expected true or false (got 2)",)),
     ("[tool.lion-lint]\nmax-file-size = -1\n", (
         "key 'max-file-size': expected a value greater than or equal to 0 (got -1)",)),
     ('[tool.lion-lint]\nmax-file-size = "4 MB"\n', (
-        "key 'max-file-size': expected an integer (got '4 MB')",)),
+        'key \'max-file-size\': expected an integer (got "4 MB")',)),
+    # No coercion between kinds: pydantic would take true as 1, "false" as a boolean.
+    ("[tool.lion-lint]\nmax-file-size = true\n", (
+        "key 'max-file-size': expected an integer (got true)",)),
+    ('[tool.lion-lint]\nmax-file-size = "7"\n', (
+        'key \'max-file-size\': expected an integer (got "7")',)),
+    ('[tool.lion-lint]\nrespect-gitignore = "false"\n', (
+        'key \'respect-gitignore\': expected true or false (got "false")',)),
+    ("[tool.lion-lint]\nrespect-gitignore = 0\n", (
+        "key 'respect-gitignore': expected true or false (got 0)",)),
+    ('[tool.lion-lint.structural-eq]\nrequire-explicit-eq-false = "no"\n', (
+        "[tool.lion-lint.structural-eq] key 'require-explicit-eq-false': expected true or "
+        'false (got "no")',)),
+    ("[tool.lion-lint]\ncache-dir = 1979-05-27\n", (
+        "key 'cache-dir': expected a string (got 1979-05-27)",)),
     ("[tool.lion-lint]\nextend-exclude = [1]\n", (
         "key 'extend-exclude.0': expected a string (got 1)",)),
     ("[tool.lion-lint.structural-eq]\nauthorities = 'a.B'\n", (
@@ -152,14 +166,28 @@ class Crash(Rule):
     def check(self, project):
         if self.HOW == "raise":
             raise KeyError("the bug")
-        # Not a Diagnostic: the engine fails later, outside the rule's own call.
-        return [object()]
+        if self.HOW == "garbage":
+            return [object()]  # not a Diagnostic: the rule's bug, said as such
+        # A stand-in for a bug of lion-lint's own: the engine fails after the rules ran.
+        import lintkit.engine.run as engine
+
+        def broken(*args, **kwargs):
+            raise AttributeError("an engine bug")
+
+        engine.apply_suppressions = broken
+        return []
 
 
 class Garbage(Crash):
     code = "HR901"
     name = "garbage"
     HOW = "garbage"
+
+
+class EngineBug(Crash):
+    code = "HR902"
+    name = "engine-bug"
+    HOW = "engine"
 '''
 
 
@@ -167,12 +195,15 @@ class Garbage(Crash):
     # A project's own rule that raises is its authors' bug, at its line.
     ("crash", "lion-lint: error: rule HR900 (crash) failed: KeyError: 'the bug' "
               "(at tools/crash.py:30)", "a bug in your project's rule module tools.crash"),
+    ("garbage", "lion-lint: error: rule HR901 (garbage) failed: TypeError: check yielded "
+                "object <object object at", "a bug in your project's rule module tools.crash"),
     # What fails in the engine is lion-lint's to hear about.
-    ("garbage", "lion-lint: internal error: AttributeError: ", ISSUES_URL),
+    ("engine", "lion-lint: internal error: AttributeError: an engine bug", ISSUES_URL),
 ])
 def test_internal_errors_exit_2_and_say_where_to_report(
         tmp_path: Path, plugin: str, first_line: str, where_to_report: str) -> None:
-    spec = "tools.crash:Crash" if plugin == "crash" else "tools.crash:Garbage"
+    spec = {"crash": "tools.crash:Crash", "garbage": "tools.crash:Garbage",
+            "engine": "tools.crash:EngineBug"}[plugin]
     root = project(tmp_path, f'[tool.lion-lint]\nplugins = ["{spec}"]\n',
                    {"tools/__init__.py": "", "tools/crash.py": CRASHING_RULE})
     result = run(".", cwd=root)

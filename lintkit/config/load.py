@@ -6,6 +6,7 @@ imports no pydantic.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from lintkit.config.locate import ConfigError, read_tool_table
 from lintkit.config.model import Settings
+from lintkit.core.rule import TOML_DATE_OR_TIME, validate_table
 
 
 @dataclass
@@ -51,7 +53,7 @@ def config_from_table(root: Path, path: Path | None, table: dict[str, Any], *,
             f"{', '.join(sorted(engine_keys | known_keys))})")
     settings_table = {k: v for k, v in table.items() if k in engine_keys}
     try:
-        settings = Settings.model_validate(settings_table)
+        settings = validate_table(Settings, settings_table)
     except ValidationError as error:
         raise ConfigError(describe_validation_error(path, "tool.lion-lint", error,
                                                     Settings)) from None
@@ -91,7 +93,22 @@ def describe_validation_error(path: Path | None, table: str, error: ValidationEr
     if kind == "an array" and model is not None and len(loc) == 1:
         kind = _array_of(model, str(loc[0]))
     message = f"expected {kind}" if kind else _reworded(first["msg"])
-    return f"{where}[{table}] key '{key}': {message} (got {first.get('input')!r})"
+    return f"{where}[{table}] key '{key}': {message} (got {_as_toml(first.get('input'))})"
+
+
+def _as_toml(value: object) -> str:
+    """A value as the TOML that gave it (``true``, not Python's ``True``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return f"[{', '.join(_as_toml(item) for item in value)}]"
+    if isinstance(value, dict):
+        if list(value) == [TOML_DATE_OR_TIME]:
+            return str(value[TOML_DATE_OR_TIME])
+        return "{" + ", ".join(f"{k} = {_as_toml(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def _reworded(message: str) -> str:

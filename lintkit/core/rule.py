@@ -12,10 +12,11 @@ API; docs/writing-rules.md documents it and what of it is stable.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -37,6 +38,26 @@ class RuleOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=_kebab,
                               populate_by_name=True)
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def validate_table(model: type[_Model], table: Mapping[str, Any]) -> _Model:
+    """A TOML table validated as ``model``, with no coercion between kinds: ``true`` is
+    not the integer 1, nor ``"false"`` a boolean, nor ``"7"`` a number (pydantic's default
+    would take all three). Validated as JSON, where strict mode still fills a tuple or a
+    set from an array. May raise pydantic's ValidationError."""
+    return model.model_validate_json(json.dumps(table, default=_not_json), strict=True)
+
+
+#: What a TOML date or time is validated as: no setting takes one, so it must be refused
+#: as the wrong kind, not crash the encoder.
+TOML_DATE_OR_TIME = "date or time"
+
+
+def _not_json(value: object) -> object:
+    return {TOML_DATE_OR_TIME: str(value)}
 
 
 @dataclass(frozen=True)
@@ -116,7 +137,7 @@ class Rule:
         for key in cls.config_keys:
             if key in tool_table:
                 table[key] = tool_table[key]
-        return cls.Options.model_validate(table)
+        return validate_table(cls.Options, table)
 
     def check(self, project: Project) -> Iterable[Diagnostic]:
         raise NotImplementedError

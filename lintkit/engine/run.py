@@ -110,6 +110,8 @@ def _checked(item: object) -> Diagnostic:
     if not isinstance(item, Diagnostic):
         raise TypeError(f"check yielded {type(item).__name__} {item!r:.60}, not a Diagnostic "
                         "(make one with self.diagnostic(path, span, message))")
+    if not isinstance(item.message, str) or not item.message.strip():
+        raise TypeError(f"a diagnostic's message is {item.message!r}: say what is wrong, in words")
     where = item.location
     if not isinstance(where.path, str) or not where.path or os.path.isabs(where.path):
         raise ValueError(f"a diagnostic's path is {where.path!r}: give the path relative to "
