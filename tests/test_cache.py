@@ -285,3 +285,56 @@ def test_clean_removes_the_cache_and_refuses_other_directories(tmp_path: Path) -
     assert refused.returncode == 2
     assert "not a lion-lint cache" in refused.stderr
     assert (precious / "pkg/base.py").is_file()
+
+
+def _tree(directory: Path) -> list[str]:
+    return sorted(str(path.relative_to(directory)) for path in directory.rglob("*"))
+
+
+@pytest.mark.parametrize("cache_dir", [".", "..", "src/.."])
+def test_the_project_itself_is_never_taken_for_the_cache(tmp_path: Path, cache_dir: str) -> None:
+    # The cache directory is tagged, git-ignored as a whole and deleted by `clean`: the
+    # project (or a directory above it) in its place would vanish from git, then from disk.
+    project = tmp_path / "project"
+    make_project(project)
+    before = _tree(tmp_path)
+
+    refused = run("check", "--cache-dir", cache_dir, cwd=project)
+
+    assert refused.returncode == 2, refused.stderr
+    assert "cannot keep the cache in" in refused.stderr
+    assert "project's own directory" in refused.stderr
+    assert _tree(tmp_path) == before, "a refused cache directory must not be written to"
+
+
+def test_a_directory_holding_other_files_is_not_taken_for_the_cache(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes/todo.txt").write_text("keep me\n")
+
+    refused = run("check", "--cache-dir", "notes", cwd=tmp_path)
+
+    assert refused.returncode == 2
+    assert "holds files, and no CACHEDIR.TAG" in refused.stderr
+    assert _tree(tmp_path / "notes") == ["todo.txt"]
+    (tmp_path / "empty").mkdir()
+    assert run("check", "--cache-dir", "empty", cwd=tmp_path).returncode == 1
+    assert is_cache_directory(tmp_path / "empty")
+    assert run("check", "--cache-dir", "empty", cwd=tmp_path).returncode == 1  # its own: reused
+
+
+def test_clean_keeps_a_tagged_directory_that_holds_files_lion_lint_did_not_write(
+        tmp_path: Path) -> None:
+    make_project(tmp_path)
+    run("check", cwd=tmp_path)
+    cache = tmp_path / ".lion-lint-cache"
+    (cache / "mine.txt").write_text("not the cache's\n")
+
+    refused = run("clean", cwd=tmp_path)
+
+    assert refused.returncode == 2
+    assert "did not write (mine.txt)" in refused.stderr
+    assert (cache / "mine.txt").is_file() and (cache / "CACHEDIR.TAG").is_file()
+    (cache / "mine.txt").unlink()
+    assert run("clean", cwd=tmp_path).returncode == 0
+    assert not cache.exists()

@@ -25,6 +25,7 @@ relative to the cache directory, so that projects sharing one ``--cache-dir`` ke
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -190,16 +191,48 @@ def is_cache_directory(directory: Path) -> bool:
     return tag.startswith(CACHEDIR_SIGNATURE) and "lion-lint" in tag
 
 
+def unusable_cache_directory(directory: Path, root: Path) -> str | None:
+    """Why ``directory`` cannot hold a project's cache, or None when it can. lion-lint
+    tags its cache directory, git-ignores all of it and ``clean`` deletes it, so it takes
+    only a directory it made, a new one or an empty one."""
+    if root.resolve().is_relative_to(directory.resolve()):
+        return "it is the project's own directory, or contains it"
+    if not directory.exists():
+        return None
+    if not directory.is_dir():
+        return "it is not a directory"
+    if is_cache_directory(directory):
+        return None
+    try:
+        next(directory.iterdir())
+    except StopIteration:
+        return None
+    except OSError:
+        return None  # unreadable: writing fails too, and the run goes on without a cache
+    return "it holds files, and no CACHEDIR.TAG says it is lion-lint's cache"
+
+
+#: What lion-lint writes at the top of its cache directory (the temporary files included).
+_CACHE_ENTRIES = ("CACHEDIR.TAG", ".gitignore", "replay", "facts-*", "results-*", ".tmp-*")
+
+
 def remove_cache(directory: Path) -> bool:
     """Delete a lion-lint cache directory: True if there was one, False if absent.
 
-    Raises ValueError for a directory that is not a lion-lint cache (nothing is deleted).
+    Raises ValueError for a directory that is not a lion-lint cache, or that holds anything
+    lion-lint did not write (nothing is deleted).
     """
     if not directory.exists():
         return False
     if not directory.is_dir() or not is_cache_directory(directory):
         raise ValueError(f"{directory} is not a lion-lint cache directory (no CACHEDIR.TAG "
                          "written by lion-lint); not removing it")
+    # A tag alone is not enough: lion-lint 0.1 tagged whatever directory cache-dir named.
+    foreign = sorted(entry.name for entry in directory.iterdir()
+                     if not any(fnmatch.fnmatchcase(entry.name, name) for name in _CACHE_ENTRIES))
+    if foreign:
+        raise ValueError(f"{directory} holds files lion-lint did not write ({', '.join(foreign[:3])}"
+                         f"{', ...' if len(foreign) > 3 else ''}); not removing it")
     shutil.rmtree(directory)
     return True
 

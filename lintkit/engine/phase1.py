@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from lintkit.core.facts import FACTS_VERSION, FileFacts, ParseError, facts_from_data, facts_to_data
-from lintkit.engine.cache import FactsCache, cache_salt, content_hash
+from lintkit.engine.cache import (FactsCache, cache_salt, content_hash,
+                                  unusable_cache_directory)
 
 Progress = Callable[[int, int], None]
 
@@ -158,6 +159,13 @@ def survey(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
 
     cache = None
     if options.cache_dir is not None:
+        unusable = unusable_cache_directory(options.cache_dir, root)
+        if unusable:
+            from lintkit.config.locate import ConfigError
+
+            raise ConfigError(f"cannot keep the cache in {options.cache_dir}: {unusable}; set "
+                              "cache-dir (or --cache-dir) to a new or empty directory, or "
+                              "run with --no-cache")
         salt = cache_salt(__version__, FACTS_VERSION, phase1_settings(settings))
         cache = FactsCache(options.cache_dir, root, salt)
     found = Survey(root, cache, [None] * len(paths), [])
