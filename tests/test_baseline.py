@@ -324,3 +324,48 @@ def test_ll001_keys_an_assignment_in_another_module_by_that_modules_scope() -> N
     found = lint_sources(files, [StructuralEq], options={"authorities": ["pkg.base.Params"]})
     assert [(d.path, d.scope) for d in found] == [("pkg/patch.py", "pkg.patch.patch"),
                                                   ("pkg/patch.py", "pkg.patch")]
+
+
+EQ_PARAMS = """\
+from dataclasses import dataclass
+
+
+class Params:
+    pass
+
+
+@dataclass
+class Options(Params):
+    name: str = ""
+"""
+
+
+def test_rewriting_for_some_rules_keeps_the_entries_of_the_others(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {"src/pkg/params.py": EQ_PARAMS},
+                           '[tool.lion-lint.structural-eq]\nauthorities = ["pkg.params.Params"]\n')
+    assert run("--write-baseline", "b.json", cwd=project).returncode == 0
+    before = entries(project / "b.json")
+    assert {e["code"] for e in before} == {"LL001", "LL003"}
+    (project / "src/pkg/ops.py").write_text(OPS.replace("@register\ndef second",
+                                                        "def second"), encoding="utf-8")
+
+    assert run("--write-baseline", "b.json", "--select", "LL003", cwd=project).returncode == 0
+
+    after = entries(project / "b.json")
+    assert [e for e in after if e["code"] == "LL001"] == [e for e in before if e["code"] == "LL001"]
+    assert [e["scope"] for e in after if e["code"] == "LL003"] == ["pkg.ops.first"]
+    assert run("--baseline", "b.json", cwd=project).returncode == 0
+    assert run("--write-baseline", "b.json", "--ignore", "LL003", cwd=project).returncode == 0
+    assert entries(project / "b.json") == after
+
+
+def test_a_baseline_is_never_written_from_the_changed_lines_alone(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    assert run("--write-baseline", "b.json", cwd=project).returncode == 0
+    recorded = (project / "b.json").read_bytes()
+
+    refused = run("--write-baseline", "b.json", "--changed-since", "HEAD", cwd=project)
+
+    assert refused.returncode == 2
+    assert "cannot be combined with --changed-since" in refused.stderr
+    assert (project / "b.json").read_bytes() == recorded

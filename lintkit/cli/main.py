@@ -155,6 +155,11 @@ def check(**kwargs: Any) -> None:
             _fail(f"path does not exist: {target}")
     if args.config_file is not None and not args.config_file.is_file():
         _fail(f"config file not found: {args.config_file}")
+    if args.write_baseline is not None and args.changed_since is not None:
+        # The run would see only the changed lines' diagnostics, and the baseline would
+        # lose every entry of the unchanged ones.
+        _fail("--write-baseline records the whole run and cannot be combined with "
+              "--changed-since")
     changed = _changed_lines(args, targets)
     show_progress = not args.quiet and sys.stderr is not None and sys.stderr.isatty()
     with ProgressBar(lambda: _console(args.color, stderr=True)) as bar:
@@ -219,8 +224,8 @@ def check(**kwargs: Any) -> None:
 
 
 def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None:
-    """--write-baseline: record what this run found (keeping the entries of files it did
-    not check) and exit 0."""
+    """--write-baseline: record what this run found (keeping the entries of files and rules
+    it did not check) and exit 0."""
     from lintkit.config.locate import ConfigError
     from lintkit.engine import baseline
 
@@ -233,8 +238,10 @@ def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None
         except ConfigError as error:
             click.echo(f"lion-lint: warning: {error}; rewriting it from this run alone", err=True)
         else:
-            fresh = baseline.keep_outside(previous, fresh,
-                                          [Path(os.path.abspath(t)) for t in targets])
+            fresh = baseline.keep_unchecked(previous, fresh,
+                                            [Path(os.path.abspath(t)) for t in targets],
+                                            {r.root: {rule.code for rule in r.rules}
+                                             for r in results})
     try:
         baseline.write(path, fresh)
     except OSError as error:

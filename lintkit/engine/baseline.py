@@ -290,12 +290,23 @@ def settle(diagnostics: list[Diagnostic], lines_of: Any, root: Path, chosen: Pat
     return kept + stale, held, {}
 
 
-def keep_outside(previous: Baseline, fresh: Counter[Key], targets: list[Path]) -> Counter[Key]:
-    """``fresh`` plus the entries of ``previous`` for files this run did not check, so that
-    rewriting the baseline for part of a project keeps the rest."""
+def keep_unchecked(previous: Baseline, fresh: Counter[Key], targets: list[Path],
+                   codes_by_root: Mapping[Path, set[str]]) -> Counter[Key]:
+    """``fresh`` plus the entries of ``previous`` that this run did not check: those of
+    files outside its ``targets``, and those of rules it did not run (``codes_by_root``: the
+    codes each project's run had selected), so that rewriting the baseline for part of a
+    project, or for some of its rules, keeps the rest."""
     merged = Counter(fresh)
+    roots = sorted(codes_by_root, key=lambda root: len(root.parts), reverse=True)
     for key, count in previous.counts.items():
         absolute = Path(os.path.abspath(previous.directory / key.path))
         if not any(absolute == t or t in absolute.parents for t in targets):
+            merged[key] += count
+            continue
+        # The deepest project holding the file is the one whose rules ran on it (project
+        # roots are resolved, so the file's path is too).
+        real = Path(os.path.realpath(absolute))
+        root = next((r for r in roots if r in real.parents), None)
+        if root is None or key.code not in codes_by_root[root]:
             merged[key] += count
     return merged
