@@ -281,6 +281,29 @@ def test_symlink_loops_do_not_trap_the_walk(tmp_path: Path) -> None:
     assert found(root) == [("pkg/mod.py", 3, 10, "LL003")]
 
 
+def test_a_symlinked_file_named_alone_is_its_projects_file(tmp_path: Path) -> None:
+    # The link's target lives outside the project; named on the command line (or as an
+    # editor's buffer) the link must be linted where it is, as a directory run sees it.
+    (tmp_path / "project").mkdir()
+    root = project(tmp_path / "project", {"pkg/mod.py": "x = 1\n"})
+    outside = tmp_path / "elsewhere" / "shared.py"
+    outside.parent.mkdir()
+    outside.write_text(PROBE, encoding="utf-8")
+    (root / "pkg" / "shared.py").symlink_to(outside)
+    expected = "pkg/shared.py:3:10: LL003 "
+    assert run(".", cwd=root).stdout.decode().startswith(expected)
+
+    named = run("pkg/shared.py", cwd=root)
+    buffer = run("--stdin-filename", "pkg/shared.py", cwd=root, input=PROBE.encode())
+
+    assert named.returncode == buffer.returncode == 1, named.stderr + buffer.stderr
+    assert named.stdout.decode().startswith(expected)
+    assert buffer.stdout.decode().startswith(expected)
+    imports = run("imports", "pkg/shared.py", cwd=root)
+    assert imports.returncode == 0, imports.stderr
+    assert imports.stdout.decode().startswith("pkg.shared\n")
+
+
 def test_a_directory_named_like_a_module(tmp_path: Path) -> None:
     root = project(tmp_path, {"weird.py/inner.py": PROBE})
     assert found(root) == [("weird.py/inner.py", 3, 10, "LL003")]

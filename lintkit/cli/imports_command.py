@@ -14,6 +14,7 @@ from typing import Any
 
 from lintkit.core.imports import IMPORT_TIME, WITH_CALL_TIME, Edge, ImportGraph, ancestors
 from lintkit.core.project import Project
+from lintkit.engine.discovery import named_path
 from lintkit.runtime import RuntimeImport
 
 Echo = Callable[[str], None]
@@ -127,7 +128,7 @@ def _module_name(wanted: str, project: Project, root: Path) -> str:
         return wanted
     path = Path(wanted)
     if wanted.endswith(".py") or path.is_dir():
-        absolute = path.resolve()
+        absolute = named_path(path)
         if absolute.is_dir():
             absolute = absolute / "__init__.py"
         try:

@@ -180,10 +180,11 @@ def project_config(start: Path, config_file: Path | None = None) -> LoadedConfig
     its plugins are known, so any key is accepted here (``check`` validates every key)."""
     from lintkit.config.load import load_config
     from lintkit.config.locate import find_project_root, read_tool_table
+    from lintkit.engine.discovery import named_path
 
     if config_file is not None:
         root, path = config_file.resolve().parent, config_file.resolve()
     else:
-        root, path = find_project_root(start.resolve())
+        root, path = find_project_root(named_path(start))
     table = read_tool_table(path) if path is not None else None
     return load_config(root, path, known_keys=set(table or {}))

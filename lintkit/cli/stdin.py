@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from lintkit.engine.discovery import named_path
+
 STDIN_NAME = "<stdin>"
 
 
@@ -29,4 +31,4 @@ def stdin_buffer(paths: Sequence[Path], stdin_filename: Path | None, cwd: Path,
     name = stdin_filename if stdin_filename is not None else Path(STDIN_NAME)
     if str(name) == "-" or (cwd / name).is_dir():
         raise StdinUsageError(f"--stdin-filename needs a file name, not {str(name)!r}")
-    return (cwd / name).resolve(), read()
+    return named_path(cwd / name), read()

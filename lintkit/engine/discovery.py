@@ -151,3 +151,13 @@ def discover(root: Path, settings: Settings, *, split_nested: bool = True,
                 if relative not in ignored_files:
                     found.append(relative)
     return sorted(found), sorted(nested)
+
+
+def named_path(path: Path) -> Path:
+    """The absolute, resolved place of a path named on the command line, except that a
+    symlinked file keeps its own name (in its resolved directory): a link inside a project
+    is that project's file, as a run over its directory sees it, not its target's."""
+    if path.is_symlink() and not path.is_dir():
+        return path.absolute().parent.resolve() / path.name
+    return path.resolve() if path.exists() else path.absolute()
+

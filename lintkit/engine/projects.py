@@ -20,7 +20,7 @@ from lintkit.core.index import ProjectIndex
 from lintkit.core.project import Project, within
 from lintkit.core.suppressions import Suppressed
 from lintkit.engine import baseline as baselines
-from lintkit.engine.discovery import discover, is_excluded
+from lintkit.engine.discovery import discover, is_excluded, named_path
 
 if TYPE_CHECKING:
     from lintkit.config.load import LoadedConfig
@@ -91,7 +91,7 @@ def plan(paths: Sequence[Path], config_path: Path | None) -> dict[Path, tuple[Pa
     """Group the requested paths by the project they belong to: root -> (config, targets)."""
     projects: dict[Path, tuple[Path | None, list[Path]]] = {}
     for path in paths:
-        absolute = path.resolve() if path.exists() else path.absolute()
+        absolute = named_path(path)
         if config_path is not None:
             root, config = config_path.resolve().parent, config_path.resolve()
         else:
