@@ -145,6 +145,19 @@ def test_undecodable_bytes_without_a_cookie(tmp_path: Path) -> None:
     assert (ok.path, ok.code) == ("ok.py", "LL003")
 
 
+@pytest.mark.parametrize(("data", "line", "column"), [
+    (b"y = '\xff'\n", 1, 6),                       # where the tokenizer looks for a cookie
+    (b"# a comment\ny = '\xff'\n", 2, 6),
+    (b"\xef\xbb\xbfy = '\xff'\n", 1, 6),            # a BOM is not a column
+])
+def test_undecodable_bytes_in_the_first_two_lines_are_located(
+        tmp_path: Path, data: bytes, line: int, column: int) -> None:
+    (diagnostic,) = lint(project(tmp_path, {"m.py": data}))
+    location = diagnostic.location
+    assert (diagnostic.code, location.line, location.column) == ("LL000", line, column)
+    assert "byte 0xff is not valid utf-8" in diagnostic.message
+
+
 def test_unknown_encoding_cookie(tmp_path: Path) -> None:
     (diagnostic,) = lint(project(tmp_path, {"m.py": b"# coding: no-such-codec\nx = 1\n"}))
     assert diagnostic.code == "LL000" and "unknown encoding: no-such-codec" in diagnostic.message

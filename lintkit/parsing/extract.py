@@ -699,7 +699,7 @@ def _extract(path: str, source: bytes, is_package: bool,
         facts.error = _undecodable(error)
         return facts
     except (LookupError, SyntaxError, ValueError) as error:
-        facts.error = ParseError(1, 1, f"cannot decode: {_first_line(str(error))}")
+        facts.error = _undecodable_start(source, error)
         return facts
     if after_parse is not None:
         after_parse()
@@ -771,6 +771,18 @@ def _undecodable(error: UnicodeDecodeError) -> ParseError:
     return ParseError(line_count(before), column,
                       f"cannot decode: {byte} is not valid {error.encoding} ({error.reason}); "
                       "declare the file's encoding (PEP 263) or save it as UTF-8")
+
+
+def _undecodable_start(source: bytes, error: Exception) -> ParseError:
+    """An encoding the file's first lines do not let anyone find: an unknown cookie, or
+    (the tokenizer's "invalid or missing encoding declaration") a byte that is not UTF-8
+    before any cookie, which is then located like any other undecodable byte."""
+    if isinstance(error, SyntaxError):
+        try:
+            source.decode("utf-8-sig")  # a BOM is no column: its error counts from after it
+        except UnicodeDecodeError as undecodable:
+            return _undecodable(undecodable)
+    return ParseError(1, 1, f"cannot decode: {_first_line(str(error))}")
 
 
 def _first_line(message: str) -> str:
