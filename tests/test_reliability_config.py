@@ -55,6 +55,14 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: st
     ("[tool.lion-lint.structural-eq]\nauthoritys = []\n", (
         "[tool.lion-lint.structural-eq] unknown key 'authoritys' (expected one of: "
         "authorities, dataclass-decorators, make-dataclass, require-explicit-eq-false)",)),
+    # A setting has one TOML spelling; a rule's option takes either, but not both at once.
+    ('[tool.lion-lint]\ncache_dir = "x"\n', (
+        "[tool.lion-lint] unknown key 'cache_dir' (did you mean 'cache-dir'?)",)),
+    ("[tool.lion-lint.structural_eq]\nauthorities = []\n", (
+        "unknown key 'structural_eq' (did you mean 'structural-eq'?)",)),
+    ("[tool.lion-lint.import-time-registration]\nmax-depth = 3\nmax_depth = 4\n", (
+        "[tool.lion-lint.import-time-registration] key 'max-depth' is given twice, as "
+        "'max-depth' and 'max_depth': keep one",)),
     # What was expected, in TOML's words (arrays, tables), never pydantic's (tuples).
     ('[tool.lion-lint]\nselect = "LL001"\n', (
         'key \'select\': expected an array of strings (got "LL001")',)),

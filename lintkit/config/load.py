@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from lintkit.config.locate import ConfigError, read_tool_table
 from lintkit.config.model import Settings
-from lintkit.core.rule import TOML_DATE_OR_TIME, validate_table
+from lintkit.core.rule import DUPLICATE_KEY, TOML_DATE_OR_TIME, validate_table
 
 
 @dataclass
@@ -48,9 +48,8 @@ def config_from_table(root: Path, path: Path | None, table: dict[str, Any], *,
     engine_keys = {info.alias or name for name, info in Settings.model_fields.items()}
     unknown = sorted(k for k in table if k not in engine_keys and k not in known_keys)
     if unknown:
-        raise ConfigError(
-            f"{path}: [tool.lion-lint] unknown key '{unknown[0]}' (expected one of: "
-            f"{', '.join(sorted(engine_keys | known_keys))})")
+        raise ConfigError(unknown_key(f"{path}: ", "tool.lion-lint", unknown[0],
+                                      engine_keys | known_keys))
     settings_table = {k: v for k, v in table.items() if k in engine_keys}
     try:
         settings = validate_table(Settings, settings_table)
@@ -84,9 +83,9 @@ def describe_validation_error(path: Path | None, table: str, error: ValidationEr
     key = ".".join(str(part) for part in loc) or "(table)"
     where = f"{path}: " if path else ""
     if first["type"] == "extra_forbidden":
-        listed = sorted(keys) if len(loc) == 1 else []
-        expected = f" (expected one of: {', '.join(listed)})" if listed else ""
-        return f"{where}[{table}] unknown key '{key}'{expected}"
+        return unknown_key(where, table, key, keys if len(loc) == 1 else ())
+    if first["type"] == DUPLICATE_KEY:
+        return f"{where}[{table}] key '{key}' is {first['msg']}: keep one"
     if first["type"] == "missing":
         return f"{where}[{table}] key '{key}' is required and missing"
     kind = _TOML_KINDS.get(first["type"])
@@ -94,6 +93,17 @@ def describe_validation_error(path: Path | None, table: str, error: ValidationEr
         kind = _array_of(model, str(loc[0]))
     message = f"expected {kind}" if kind else _reworded(first["msg"])
     return f"{where}[{table}] key '{key}': {message} (got {_as_toml(first.get('input'))})"
+
+
+def unknown_key(where: str, table: str, key: str, keys: Iterable[str]) -> str:
+    """The message for a key the table does not take, with the keys it does (or the one
+    spelling of it: `max-depth`, not `max_depth`)."""
+    listed = sorted(keys)
+    kebab = key.replace("_", "-")
+    if kebab != key and kebab in listed:
+        return f"{where}[{table}] unknown key '{key}' (did you mean '{kebab}'?)"
+    expected = f" (expected one of: {', '.join(listed)})" if listed else ""
+    return f"{where}[{table}] unknown key '{key}'{expected}"
 
 
 def _as_toml(value: object) -> str:

@@ -18,7 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import PydanticCustomError
 
 from lintkit.core.diagnostics import Diagnostic, Fix, Location, Related, Severity
 
@@ -48,7 +49,25 @@ def validate_table(model: type[_Model], table: Mapping[str, Any]) -> _Model:
     not the integer 1, nor ``"false"`` a boolean, nor ``"7"`` a number (pydantic's default
     would take all three). Validated as JSON, where strict mode still fills a tuple or a
     set from an array. May raise pydantic's ValidationError."""
+    # A key may be spelled as in TOML (`max-depth`) or as in Python (`max_depth`); both in
+    # one table would silently lose one of the two values.
+    twice = [(name, alias) for name, alias in _renamed_fields(model).items()
+             if name in table and alias in table]
+    if twice:
+        raise ValidationError.from_exception_data(model.__name__, [
+            {"type": PydanticCustomError(DUPLICATE_KEY, "given twice, as '{alias}' and '{name}'",
+                                         {"alias": alias, "name": name}),
+             "loc": (alias,), "input": table[alias]} for name, alias in twice])
     return model.model_validate_json(json.dumps(table, default=_not_json), strict=True)
+
+
+#: The error type of a key given in both its spellings.
+DUPLICATE_KEY = "duplicate_key"
+
+
+def _renamed_fields(model: type[BaseModel]) -> dict[str, str]:
+    return {name: info.alias for name, info in model.model_fields.items()
+            if info.alias is not None and info.alias != name}
 
 
 #: What a TOML date or time is validated as: no setting takes one, so it must be refused
