@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field, fields
 from sys import intern
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 Span = tuple[int, int, int, int]
 When = Literal["import", "call", "typing", "main"]
@@ -184,6 +184,13 @@ class _Spanned:
     _span: PackedSpan
     _header: PackedSpan
 
+    if TYPE_CHECKING:  # what _spans_packed installs, for type checkers of rules
+        @property
+        def span(self) -> Span: ...
+
+        @property
+        def header(self) -> Span: ...
+
     def __post_init__(self, span: Span | PackedSpan,
                       header: Span | PackedSpan | None = None) -> None:
         # dataclass passes the InitVars: span, and header for the facts that have one.
@@ -271,7 +278,10 @@ class BindingFact(_Spanned):
     span: InitVar[Span | PackedSpan]
     _span: PackedSpan = field(init=False, repr=False)
     kind: str
-    value: InitVar[Expr | None]
+    if TYPE_CHECKING:  # reads as the property made after dataclass (below)
+        value: Expr | None
+    else:
+        value: InitVar[Expr | None]
     # An Expr or None; read back: JSON text of it, or the index of the CallFact it is.
     _value: Expr | str | int | None = field(init=False, repr=False)
     # Read back: the file's calls, where the indexes in ``_value`` point (see CallFact).
