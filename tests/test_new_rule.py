@@ -112,6 +112,109 @@ def test_a_code_in_use_is_refused(tmp_path: Path, code: str, configured: bool,
     assert not (project / "tools/lint/other.py").exists()
 
 
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every file under ``root`` with its bytes (pyproject.toml's among them), and every
+    directory (None): what a refused new-rule must leave as it was. Bytecode is left out:
+    Python, not new-rule, writes it when the configured plugins are imported."""
+    return {path.relative_to(root).as_posix(): path.read_bytes() if path.is_file() else None
+            for path in sorted(root.rglob("*")) if "__pycache__" not in path.parts}
+
+
+def assert_refused(project: Path, args: tuple[str, ...], message: str) -> None:
+    before = tree(project)
+    result = lion_lint(*args, cwd=project)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert message in result.stderr and "nothing written" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert tree(project) == before
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("select", "rule name 'select' is a [tool.lion-lint] setting; choose another name"),
+    ("plugins", "rule name 'plugins' is a [tool.lion-lint] setting"),
+    ("ignore", "rule name 'ignore' is a [tool.lion-lint] setting"),
+    ("cache-dir", "rule name 'cache-dir' is a [tool.lion-lint] setting"),
+    ("Extend_Select", "rule name 'extend-select' is a [tool.lion-lint] setting"),
+    ("structural-eq", "rule name 'structural-eq' is the name of rule LL001 (structural-eq)"),
+    ("layers", "rule name 'layers' is the [tool.lion-lint] key that rule LL005 "
+               "(layer-order) reads"),
+    ("boundaries", "rule name 'boundaries' is the [tool.lion-lint] key that rule LL004 "
+                   "(import-boundary) reads"),
+])
+def test_a_name_that_is_already_a_key_of_the_table_is_refused(tmp_path: Path, name: str,
+                                                              message: str) -> None:
+    """[tool.lion-lint.<name>] would be the rule's options and that key's value at once."""
+    project = make_project(tmp_path / "demo")
+    assert_refused(project, ("new-rule", name), message)
+
+
+def test_the_name_of_a_configured_project_rule_is_refused(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "demo")
+    assert lion_lint("new-rule", "first", cwd=project).returncode == 0
+    (project / "pyproject.toml").write_text(
+        '[tool.lion-lint]\nplugins = ["tools.lint.first:First"]\n')
+    # Another package: no file of that name stands in the way, only the name.
+    assert_refused(project, ("new-rule", "first", "--package", "house"),
+                   "rule name 'first' is the name of rule HR001 (first)")
+
+
+@pytest.mark.parametrize(("files", "table", "message"), [
+    ({"src/tools/__init__.py": ""}, "",
+     "package 'tools.lint': 'tools' is already src/tools, in the import root src; a 'tools' "
+     "at the project root would shadow it or be shadowed by it"),
+    ({"src/tools.py": ""}, "", "'tools' is already src/tools.py, in the import root src"),
+    ({"tools/__init__.py": "", "src/tools/__init__.py": ""}, "",
+     "'tools' is already src/tools, in the import root src"),
+    ({"lib/tools/lint/__init__.py": ""}, 'src = [".", "lib"]\n',
+     "'tools' is already lib/tools, in the import root lib"),
+])
+def test_a_package_another_import_root_has_is_refused(tmp_path: Path, files: dict[str, str],
+                                                      table: str, message: str) -> None:
+    project = make_project(tmp_path / "demo", f"[tool.lion-lint]\n{table}")
+    for relative, text in files.items():
+        (project / relative).parent.mkdir(parents=True, exist_ok=True)
+        (project / relative).write_text(text)
+    assert_refused(project, ("new-rule", "no-print"), message)
+
+
+@pytest.mark.parametrize(("files", "args", "message"), [
+    ({"tools.py": ""}, (),
+     "the package tools/ that new-rule would make would shadow the module tools.py"),
+    ({"tools/__init__.py": "", "tools/lint.py": ""}, (),
+     "the package tools/lint/ that new-rule would make would shadow the module tools/lint.py"),
+    ({"app/checks.py": ""}, ("--package", "app.checks"),
+     "the package app/checks/ that new-rule would make would shadow the module app/checks.py"),
+    ({"tools/lint/no_print/__init__.py": ""}, (),
+     "tools/lint/no_print already exists (module tools.lint.no_print)"),
+    ({"tools/lint/test_no_print/__init__.py": ""}, (),
+     "tools/lint/test_no_print already exists (module tools.lint.test_no_print)"),
+])
+def test_a_module_the_new_files_would_shadow_is_refused(tmp_path: Path, files: dict[str, str],
+                                                        args: tuple[str, ...],
+                                                        message: str) -> None:
+    project = make_project(tmp_path / "demo")
+    for relative, text in files.items():
+        (project / relative).parent.mkdir(parents=True, exist_ok=True)
+        (project / relative).write_text(text)
+    assert_refused(project, ("new-rule", "no-print", *args), message)
+
+
+@pytest.mark.parametrize("table", ["", 'src = ["./", "src"]\n'])
+def test_the_project_root_package_new_rule_writes_into_is_no_clash(tmp_path: Path,
+                                                                   table: str) -> None:
+    """A tools/ package of the project's own, a src/ layout holding other packages, and a
+    tools.py outside every import root are all fine."""
+    project = make_project(tmp_path / "demo", f"[tool.lion-lint]\n{table}")
+    for relative in ("tools/__init__.py", "tools/deploy.py", "src/demo/__init__.py",
+                     "scripts/tools.py"):
+        (project / relative).parent.mkdir(parents=True, exist_ok=True)
+        (project / relative).write_text("")
+    made = lion_lint("new-rule", "no-print", cwd=project)
+    assert made.returncode == 0, made.stderr
+    assert (project / "tools/lint/no_print.py").is_file()
+    assert (project / "tools/deploy.py").read_text() == ""
+
+
 def test_codes_taken_reads_the_package_and_the_rules(tmp_path: Path) -> None:
     package = tmp_path / "tools/lint"
     package.mkdir(parents=True)

@@ -331,8 +331,8 @@ def test_two_plugins_with_one_code_or_name(tmp_path: Path) -> None:
                         f"used by plugin '{GOOD}'")
     (project / "pyproject.toml").write_text(
         f'[tool.lion-lint]\nplugins = ["{GOOD}", "tools.lint.twin:Namesake"]\n')
-    assert_config_error(project, "plugin 'tools.lint.twin:Namesake' reuses name "
-                        f"'no-banned-calls', already used by plugin '{GOOD}'")
+    assert_config_error(project, "plugin 'tools.lint.twin:Namesake' is named "
+                        f"'no-banned-calls', which is the name of plugin '{GOOD}'")
 
 
 def test_a_plugin_named_like_a_setting(tmp_path: Path) -> None:
@@ -341,6 +341,16 @@ def test_a_plugin_named_like_a_setting(tmp_path: Path) -> None:
                                "class Clash(NoBannedCalls):\n    name = 'exclude'\n"})
     assert_config_error(project, "plugin 'tools.lint.clash:Clash' is named 'exclude', which "
                         "is a [tool.lion-lint] setting")
+
+
+def test_a_plugin_named_like_a_key_a_shipped_rule_reads(tmp_path: Path) -> None:
+    """[tool.lion-lint.layers] would be the plugin's options and LL005's layers at once."""
+    project = make_project(tmp_path, ["tools.lint.clash:Clash"], files={
+        "tools/lint/clash.py": "from tools.lint.calls import NoBannedCalls\n\n"
+                               "class Clash(NoBannedCalls):\n    name = 'layers'\n"})
+    assert_config_error(project, "plugin 'tools.lint.clash:Clash' is named 'layers', which "
+                        "is the [tool.lion-lint] key that lion-lint's rule LL005 (layer-order) "
+                        "reads; choose another name")
 
 
 def test_a_package_imported_from_elsewhere_is_not_silently_reused(tmp_path: Path) -> None:

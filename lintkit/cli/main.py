@@ -471,6 +471,7 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
     passing test in the current project."""
     from lintkit.cli.plugins import project_config
     from lintkit.cli.scaffold import ScaffoldError, codes_taken, next_code, scaffold_rule
+    from lintkit.config.load import held_keys
     from lintkit.config.locate import ConfigError
 
     if config_file is not None and not config_file.is_file():
@@ -484,10 +485,13 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
         # Without a project the files would land wherever the shell happens to be.
         _fail(f"no pyproject.toml at or above {Path.cwd()}: run new-rule inside your "
               "project (or --config its pyproject.toml)")
+    rules = _project_rules(config_file)
+    held = held_keys((rule, f"rule {rule.code} ({rule.name})") for rule in rules)
+    roots = [config.root / root for root in config.src_roots()]
     try:
-        taken = codes_taken(_project_rules(config_file), config.root, package)
+        taken = codes_taken(rules, config.root, package)
         made = scaffold_rule(config.root, name, (code or next_code(taken)).strip().upper(),
-                             package, taken)
+                             package, taken, held, roots)
     except ScaffoldError as error:
         _fail(str(error))
         return

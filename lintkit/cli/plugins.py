@@ -20,9 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from lintkit.config.load import LoadedConfig
+from lintkit.config.load import LoadedConfig, held_keys
 from lintkit.config.locate import ConfigError
-from lintkit.config.model import Settings
 from lintkit.core.rule import Rule, rule_definition_problems
 
 #: Top-level packages imported as plugins, and the project root each came from: a run over
@@ -156,23 +155,23 @@ def _project_on_path(root: Path) -> Iterator[None]:
 
 def _check_unique(loaded: list[tuple[str, type[Rule]]], taken: Sequence[type[Rule]],
                   where: str) -> None:
+    """No plugin reuses a code, nor is named like a key of [tool.lion-lint] that a setting
+    or an earlier rule (lion-lint's, or a plugin before it) already holds."""
     owners: dict[str, str] = {}
-    names: dict[str, str] = {}
+    earlier: list[tuple[type[Rule], str]] = []
     for rule in taken:
         owners.setdefault(rule.code, f"lion-lint's rule {rule.code} ({rule.name})")
-        names.setdefault(rule.name, f"lion-lint's rule {rule.code} ({rule.name})")
-    settings = {info.alias or name for name, info in Settings.model_fields.items()}
+        earlier.append((rule, f"lion-lint's rule {rule.code} ({rule.name})"))
     for spec, rule in loaded:
         if rule.code in owners:
             raise ConfigError(f"{where}: plugin '{spec}' reuses code {rule.code}, already "
                               f"used by {owners[rule.code]}")
-        if rule.name in names:
-            raise ConfigError(f"{where}: plugin '{spec}' reuses name '{rule.name}', already "
-                              f"used by {names[rule.name]}")
-        if rule.name in settings:
-            raise ConfigError(f"{where}: plugin '{spec}' is named '{rule.name}', which is a "
-                              "[tool.lion-lint] setting; choose another name")
-        owners[rule.code] = names[rule.name] = f"plugin '{spec}'"
+        holder = held_keys(earlier).get(rule.name)
+        if holder is not None:
+            raise ConfigError(f"{where}: plugin '{spec}' is named '{rule.name}', which is "
+                              f"{holder}; choose another name")
+        owners[rule.code] = f"plugin '{spec}'"
+        earlier.append((rule, f"plugin '{spec}'"))
 
 
 def project_config(start: Path, config_file: Path | None = None) -> LoadedConfig:

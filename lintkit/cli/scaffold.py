@@ -12,6 +12,7 @@ import keyword
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.machinery import all_suffixes
 from pathlib import Path
 from string import Template
 
@@ -84,20 +85,16 @@ def next_code(taken: Iterable[str], prefix: str = DEFAULT_PREFIX) -> str:
 
 
 def scaffold_rule(root: Path, raw_name: str, code: str, package: str = DEFAULT_PACKAGE,
-                  taken: Mapping[str, str] | None = None) -> Scaffold:
+                  taken: Mapping[str, str] | None = None, held: Mapping[str, str] | None = None,
+                  import_roots: Sequence[Path] = ()) -> Scaffold:
     """Write ``<package>/<module>.py`` and ``<package>/test_<module>.py`` under ``root``
     (plus any missing ``__init__.py`` of the package). Raises ScaffoldError, writing
-    nothing, if a file exists, the code is lion-lint's or in ``taken`` (code -> its user),
-    or an argument is malformed."""
+    nothing, if the code is lion-lint's or in ``taken`` (code -> its user), the name is a
+    ``[tool.lion-lint]`` key in ``held`` (key -> its holder, as ``held_keys`` words it), a
+    file would shadow or be shadowed by a module the project has (``import_roots`` are its
+    other roots of top-level packages, such as ``src``), or an argument is malformed."""
     name = rule_name(raw_name)
-    if not _CODE.match(code):
-        raise ScaffoldError(f"'{code}' is not a rule code: capitals then digits, such as "
-                            "'HR001'")
-    if code.startswith("LL"):
-        raise ScaffoldError(f"'{code}': the LL prefix is lion-lint's own; use one of your "
-                            "own, such as 'HR001'")
-    if taken and code in taken:
-        raise ScaffoldError(f"code {code} is already used by {taken[code]}; nothing written")
+    _check_code(code, taken or {})
     parts = package.split(".")
     if not all(part.isidentifier() and not keyword.iskeyword(part) for part in parts):
         raise ScaffoldError(f"'{package}' is not a dotted package name")
@@ -110,9 +107,11 @@ def scaffold_rule(root: Path, raw_name: str, code: str, package: str = DEFAULT_P
     result = Scaffold(code=code, name=name, class_name=class_name,
                       module=f"{package}.{module}", rule_path=directory / f"{module}.py",
                       test_path=directory / f"test_{module}.py")
-    for path in (result.rule_path, result.test_path):
-        if path.exists():
-            raise ScaffoldError(f"{path} already exists; nothing written")
+    _check_no_shadowing(root, parts, (module, f"test_{module}"), import_roots)
+    if held and name in held:
+        # Its options table, [tool.lion-lint.<name>], would be that key's value.
+        raise ScaffoldError(f"rule name '{name}' is {held[name]}; choose another name; "
+                            "nothing written")
     values = {"code": code, "name": name, "cls": class_name, "module": module,
               "package": package}
     files = {result.rule_path: Template(RULE_TEMPLATE).substitute(values),
@@ -128,6 +127,68 @@ def scaffold_rule(root: Path, raw_name: str, code: str, package: str = DEFAULT_P
         path.write_text(text, encoding="utf-8")
         result.created.append(path)
     return result
+
+
+def _check_code(code: str, taken: Mapping[str, str]) -> None:
+    if not _CODE.match(code):
+        raise ScaffoldError(f"'{code}' is not a rule code: capitals then digits, such as "
+                            "'HR001'")
+    if code.startswith("LL"):
+        raise ScaffoldError(f"'{code}': the LL prefix is lion-lint's own; use one of your "
+                            "own, such as 'HR001'")
+    if code in taken:
+        raise ScaffoldError(f"code {code} is already used by {taken[code]}; nothing written")
+
+
+def _check_no_shadowing(root: Path, parts: Sequence[str], modules: Iterable[str],
+                        import_roots: Sequence[Path]) -> None:
+    """Refuse to write what would change what one of the project's imports finds: a
+    top-level package that another import root has too, a package beside a module of its
+    name, or a module where one of that name (of any kind) already is."""
+    package = ".".join(parts)
+    for other in (r for r in import_roots if r.resolve() != root.resolve()):
+        found = _module_at(other, parts[0])
+        if found is not None:
+            # Plugins are imported with the project root first on sys.path, the project's
+            # code from its import roots: the two would find different packages.
+            raise ScaffoldError(
+                f"package '{package}': '{parts[0]}' is already {_shown(found, root)}, in the "
+                f"import root {_shown(other, root)}; a '{parts[0]}' at the project root would "
+                "shadow it or be shadowed by it; pass another --package; nothing written")
+    for depth in range(1, len(parts) + 1):
+        new = root.joinpath(*parts[:depth])
+        found = None if (new / "__init__.py").exists() else _module_beside(new)
+        if found is not None:
+            raise ScaffoldError(
+                f"package '{package}': the package {_shown(new, root)}/ that new-rule would "
+                f"make would shadow the module {_shown(found, root)}; pass another --package; "
+                "nothing written")
+    directory = root.joinpath(*parts)
+    for module in modules:
+        found = _module_at(directory, module)
+        if found is not None:
+            also = "" if found.name == f"{module}.py" else f" (module {package}.{module})"
+            raise ScaffoldError(f"{_shown(found, root)} already exists{also}; nothing written")
+
+
+def _module_at(directory: Path, name: str) -> Path | None:
+    """What ``import name`` finds in ``directory``, if anything: a package (a regular or a
+    namespace one) or a module of any kind Python loads (source, bytecode, extension)."""
+    candidates = [directory / f"{name}.py", directory / name,
+                  *(directory / f"{name}{suffix}" for suffix in all_suffixes())]
+    return next((path for path in candidates if path.exists()), None)
+
+
+def _module_beside(package: Path) -> Path | None:
+    """A module file of the same name beside ``package``: once the package has its
+    ``__init__.py``, Python imports the package and no longer that module."""
+    candidates = (package.with_name(f"{package.name}{suffix}") for suffix in all_suffixes())
+    return next((path for path in candidates if path.exists()), None)
+
+
+def _shown(path: Path, root: Path) -> str:
+    """``path`` relative to the project root, where it lies inside it."""
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 RULE_TEMPLATE = '''\

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from lintkit.config.locate import ConfigError, read_tool_table
 from lintkit.config.model import Settings
-from lintkit.core.rule import DUPLICATE_KEY, TOML_DATE_OR_TIME, validate_table
+from lintkit.core.rule import DUPLICATE_KEY, TOML_DATE_OR_TIME, Rule, validate_table
 
 
 @dataclass
@@ -45,7 +45,7 @@ def load_config(root: Path, path: Path | None, *, known_keys: set[str]) -> Loade
 def config_from_table(root: Path, path: Path | None, table: dict[str, Any], *,
                       known_keys: set[str]) -> LoadedConfig:
     """Validate a ``[tool.lion-lint]`` table (read from ``path``, when there is one)."""
-    engine_keys = {info.alias or name for name, info in Settings.model_fields.items()}
+    engine_keys = setting_keys()
     unknown = sorted(k for k in table if k not in engine_keys and k not in known_keys)
     if unknown:
         raise ConfigError(unknown_key(f"{path}: ", "tool.lion-lint", unknown[0],
@@ -57,6 +57,24 @@ def config_from_table(root: Path, path: Path | None, table: dict[str, Any], *,
         raise ConfigError(describe_validation_error(path, "tool.lion-lint", error,
                                                     Settings)) from None
     return LoadedConfig(root=root, path=path, settings=settings, tool_table=table)
+
+
+def setting_keys() -> set[str]:
+    """The engine settings' keys, spelled as ``[tool.lion-lint]`` takes them (kebab-case)."""
+    return {info.alias or name for name, info in Settings.model_fields.items()}
+
+
+def held_keys(rules: Iterable[tuple[type[Rule], str]]) -> dict[str, str]:
+    """Each top-level key of ``[tool.lion-lint]`` already held, and by what, in words: the
+    engine settings, each rule's own table (keyed by its name) and the keys a rule reads
+    beside it (``config_keys``). A rule named like one of them would read another's values,
+    so its name must be none of them. ``rules`` pairs each rule with how to call it."""
+    held = dict.fromkeys(setting_keys(), "a [tool.lion-lint] setting")
+    for rule, who in rules:
+        held.setdefault(rule.name, f"the name of {who}")
+        for key in rule.config_keys:
+            held.setdefault(key, f"the [tool.lion-lint] key that {who} reads")
+    return held
 
 
 #: Pydantic's error types for a value of the wrong kind, and the kind in TOML's words
