@@ -174,6 +174,14 @@ def test_named_file_reports_only_that_file_but_uses_the_whole_index(tmp_path: Pa
         "does not pass eq=False, so a generated __eq__ replaces the structural one"]
 
 
+def test_paths_under_a_dot_directory_are_checked_when_named(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {".scripts/tool.py": BAD})
+    for target in (".scripts/tool.py", ".scripts", "./.scripts/tool.py"):
+        result = run(target, "--no-cache", cwd=project)
+        assert result.returncode == 1, (target, result.stderr)
+        assert result.stdout.startswith(".scripts/tool.py:7:7: LL001 "), target
+
+
 def test_nested_projects_use_their_own_configuration(tmp_path: Path) -> None:
     make_project(tmp_path / "a")
     make_project(tmp_path / "b", pyproject=PYPROJECT.replace(

@@ -129,7 +129,8 @@ def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[
     relative_targets = []
     for target in targets:
         try:
-            relative_targets.append(target.relative_to(root).as_posix().strip(".") if target != root else "")
+            # Not stripped of dots: `.scripts/tool.py` is a path, not `scripts/tool.py`.
+            relative_targets.append(target.relative_to(root).as_posix() if target != root else "")
         except ValueError:
             relative_targets.append(target.as_posix())
     unreadable: list[tuple[str, str]] = []
