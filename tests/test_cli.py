@@ -164,6 +164,20 @@ def test_missing_path_and_missing_config_exit_2(tmp_path: Path) -> None:
     assert no_config.returncode == 2 and "absent.toml" in no_config.stderr
 
 
+@pytest.mark.parametrize("command", [[], ["clean"], ["rules"], ["explain", "LL001"],
+                                     ["imports", "pkg.bad"], ["new-rule", "no-print"]])
+def test_a_config_naming_a_directory_is_told_it_is_one(tmp_path: Path, command: list[str]) -> None:
+    project = make_project(tmp_path)
+    result = run(*command, "--config", "src", cwd=project)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "lion-lint: error: config file is a directory, not a file: src\n"
+    # The project's directory itself: its pyproject.toml is what was meant.
+    result = run(*command, "--config", ".", cwd=project)
+    assert result.returncode == 2
+    assert result.stderr == ("lion-lint: error: config file is a directory, not a file: . "
+                             "(did you mean --config pyproject.toml?)\n")
+
+
 def test_named_file_reports_only_that_file_but_uses_the_whole_index(tmp_path: Path) -> None:
     child = BAD.replace("Bad(Params)", "Child(Bad)").replace("from pkg.base import Params",
                                                              "from pkg.bad import Bad")

@@ -122,7 +122,8 @@ def test_missing_config_file_and_missing_paths(tmp_path: Path) -> None:
     root = project(tmp_path, "[tool.lion-lint]\n")
     assert_one_line_error(run("--config", "absent.toml", ".", cwd=root),
                           "config file not found: absent.toml")
-    assert_one_line_error(run("--config", "app", ".", cwd=root), "config file not found: app")
+    assert_one_line_error(run("--config", "app", ".", cwd=root),
+                          "config file is a directory, not a file: app")
     assert_one_line_error(run("app/gone.py", cwd=root), "path does not exist: app/gone.py")
     assert_one_line_error(run("app", "nowhere/", cwd=root), "path does not exist: nowhere")
 

@@ -67,6 +67,20 @@ def _console(color: str, stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
+def _require_config_file(config_file: Path | None) -> None:
+    """--config must name a file: exit 2 saying what it names instead."""
+    if config_file is None or config_file.is_file():
+        return
+    if config_file.is_dir():
+        inside = config_file / "pyproject.toml"
+        # Likely the project's directory: point at its file, when it has one.
+        hint = f" (did you mean --config {inside}?)" if inside.is_file() else ""
+        _fail(f"config file is a directory, not a file: {config_file}{hint}")
+    if config_file.exists():
+        _fail(f"config file is not a regular file: {config_file}")
+    _fail(f"config file not found: {config_file}")
+
+
 def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
@@ -153,8 +167,7 @@ def check(**kwargs: Any) -> None:
     for target in targets if buffer is None else ():
         if not target.exists():
             _fail(f"path does not exist: {target}")
-    if args.config_file is not None and not args.config_file.is_file():
-        _fail(f"config file not found: {args.config_file}")
+    _require_config_file(args.config_file)
     if args.write_baseline is not None and args.changed_since is not None:
         # The run would see only the changed lines' diagnostics, and the baseline would
         # lose every entry of the unchanged ones.
@@ -372,8 +385,7 @@ def _project_rules(config_file: Path | None) -> tuple[Any, ...]:
     from lintkit.cli.plugins import project_config
     from lintkit.config.locate import ConfigError
 
-    if config_file is not None and not config_file.is_file():
-        _fail(f"config file not found: {config_file}")
+    _require_config_file(config_file)
     try:
         return all_rules(project_config(Path.cwd(), config_file))
     except ConfigError as error:
@@ -397,6 +409,7 @@ def clean(paths: tuple[Path, ...], config_file: Path | None, cache_dir: Path | N
     from lintkit.config.locate import ConfigError
     from lintkit.engine.cache import cache_directories, remove_cache
 
+    _require_config_file(config_file)
     try:
         directories = [cache_dir] if cache_dir else cache_directories(list(paths) or [Path(".")],
                                                                       config_file)
@@ -474,8 +487,7 @@ def new_rule(name: str, code: str | None, package: str, config_file: Path | None
     from lintkit.config.load import held_keys
     from lintkit.config.locate import ConfigError
 
-    if config_file is not None and not config_file.is_file():
-        _fail(f"config file not found: {config_file}")
+    _require_config_file(config_file)
     try:
         config = project_config(Path.cwd(), config_file)
     except ConfigError as error:
@@ -533,8 +545,7 @@ def imports(**kwargs: Any) -> None:
     from lintkit.engine.projects import InternalError
 
     args = ImportsArgs(**kwargs)
-    if args.config_file is not None and not args.config_file.is_file():
-        _fail(f"config file not found: {args.config_file}")
+    _require_config_file(args.config_file)
     try:
         status = run_imports(args, click.echo)
     except (ConfigError, UsageError) as error:
