@@ -164,6 +164,18 @@ def test_missing_path_and_missing_config_exit_2(tmp_path: Path) -> None:
     assert no_config.returncode == 2 and "absent.toml" in no_config.stderr
 
 
+def test_clean_refuses_a_missing_path_as_check_does(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    run(".", cwd=project)
+    assert (project / ".lion-lint-cache").is_dir()
+    for command in (["check"], ["clean"]):
+        missing = run(*command, "src", "nope", cwd=project)
+        assert (missing.returncode, missing.stdout) == (2, "")
+        assert missing.stderr == "lion-lint: error: path does not exist: nope\n"
+    # The typo did not reach the enclosing project's cache.
+    assert (project / ".lion-lint-cache").is_dir()
+
+
 @pytest.mark.parametrize("command", [[], ["clean"], ["rules"], ["explain", "LL001"],
                                      ["imports", "pkg.bad"], ["new-rule", "no-print"]])
 def test_a_config_naming_a_directory_is_told_it_is_one(tmp_path: Path, command: list[str]) -> None:

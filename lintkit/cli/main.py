@@ -67,6 +67,14 @@ def _console(color: str, stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
+def _require_paths(paths: list[Path]) -> None:
+    """Every named path must exist: a typo must not pass as a clean run (or, for clean,
+    reach the enclosing project's cache)."""
+    for path in paths:
+        if not path.exists():
+            _fail(f"path does not exist: {path}")
+
+
 def _require_config_file(config_file: Path | None) -> None:
     """--config must name a file: exit 2 saying what it names instead."""
     if config_file is None or config_file.is_file():
@@ -164,9 +172,8 @@ def check(**kwargs: Any) -> None:
         _fail(str(error))
         return
     targets = [buffer[0]] if buffer else list(args.paths) or [Path(".")]
-    for target in targets if buffer is None else ():
-        if not target.exists():
-            _fail(f"path does not exist: {target}")
+    if buffer is None:
+        _require_paths(targets)
     _require_config_file(args.config_file)
     if args.write_baseline is not None and args.changed_since is not None:
         # The run would see only the changed lines' diagnostics, and the baseline would
@@ -409,6 +416,7 @@ def clean(paths: tuple[Path, ...], config_file: Path | None, cache_dir: Path | N
     from lintkit.config.locate import ConfigError
     from lintkit.engine.cache import cache_directories, remove_cache
 
+    _require_paths(list(paths))
     _require_config_file(config_file)
     try:
         directories = [cache_dir] if cache_dir else cache_directories(list(paths) or [Path(".")],
