@@ -129,6 +129,17 @@ def test_select_and_ignore_by_code_or_name(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "unknown rule 'LL999'" in unknown.stderr
 
 
+@pytest.mark.parametrize("option", ["--select", "--extend-select", "--ignore"])
+@pytest.mark.parametrize("value", ["", " ", ","])
+def test_an_empty_rule_selector_is_an_error_naming_the_option(
+        tmp_path: Path, option: str, value: str) -> None:
+    # `--select "$RULES"` with RULES unset must not quietly run the configured rules.
+    result = run(".", option, value, cwd=make_project(tmp_path))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"lion-lint: error: {option} {value!r} names no rule (give codes, "
+                             "code prefixes or names; see `lion-lint rules`)\n")
+
+
 def test_config_select_and_explicit_config_file(tmp_path: Path) -> None:
     project = make_project(tmp_path, pyproject=PYPROJECT.replace(
         '[tool.lion-lint]\n', '[tool.lion-lint]\nignore = ["LL001"]\n'))

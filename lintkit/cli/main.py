@@ -93,6 +93,17 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
+def _require_selectors(args: CheckArgs) -> None:
+    """Each --select, --extend-select and --ignore must name a rule. An empty one (often an
+    unset shell variable) would otherwise vanish: ``--select ""`` ran the configured rules."""
+    for option, values in (("--select", args.select), ("--extend-select", args.extend_select),
+                           ("--ignore", args.ignore)):
+        for value in values:
+            if not _split((value,)):
+                _fail(f"{option} {value!r} names no rule (give codes, code prefixes or names; "
+                      "see `lion-lint rules`)")
+
+
 @dataclass(frozen=True)
 class CheckArgs:
     """Everything `check` was asked to do (one object, so each feature reads its own part)."""
@@ -175,6 +186,7 @@ def check(**kwargs: Any) -> None:
     if buffer is None:
         _require_paths(targets)
     _require_config_file(args.config_file)
+    _require_selectors(args)
     if args.write_baseline is not None and args.changed_since is not None:
         # The run would see only the changed lines' diagnostics, and the baseline would
         # lose every entry of the unchanged ones.
