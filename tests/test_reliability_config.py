@@ -226,3 +226,7 @@ def test_internal_errors_exit_2_and_say_where_to_report(
         assert (other.returncode, other.stdout) == (2, "")
     debug = run(".", cwd=root, env={"LION_LINT_DEBUG": "1"})
     assert debug.returncode == 2 and "Traceback" in debug.stderr
+    # Set already: the last line points at the traceback, not at the variable.
+    last = debug.stderr.splitlines()[-1]
+    assert where_to_report in last and last.endswith(" (the traceback is above).")
+    assert "LION_LINT_DEBUG" not in debug.stderr

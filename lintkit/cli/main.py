@@ -387,14 +387,16 @@ def _report(results: list[Any], cwd: Path, args: CheckArgs,
 def _internal_error(message: str, plugin: str | None = None) -> None:
     first = message.splitlines()[0]
     click.echo(f"lion-lint: {'error' if plugin else 'internal error'}: {first}", err=True)
-    if os.environ.get("LION_LINT_DEBUG"):
+    debug = bool(os.environ.get("LION_LINT_DEBUG"))
+    if debug:
         click.echo(message, err=True)
+    # Whoever set it already has the traceback: telling them to set it would mislead.
+    how = " (the traceback is above)" if debug else " (set LION_LINT_DEBUG=1 for the traceback)"
     if plugin:  # the project's own rule: its authors, not lion-lint's tracker, can fix it
-        click.echo(f"This is a bug in your project's rule module {plugin} (set "
-                   "LION_LINT_DEBUG=1 for the traceback).", err=True)
+        click.echo(f"This is a bug in your project's rule module {plugin}{how}.", err=True)
     else:
         click.echo(f"This is a bug in lion-lint or in a rule; please report it at "
-                   f"{ISSUES_URL} (set LION_LINT_DEBUG=1 for the traceback).", err=True)
+                   f"{ISSUES_URL}{how}.", err=True)
     sys.exit(2)
 
 
