@@ -148,6 +148,17 @@ def test_statistics_count_per_rule_as_text_and_json(tmp_path: Path) -> None:
         {"code": "LL001", "name": "structural-eq", "count": 2, "fixable": 1}]
 
 
+@pytest.mark.parametrize("fmt", ["github", "sarif"])
+def test_statistics_are_refused_in_formats_machines_read(tmp_path: Path, fmt: str) -> None:
+    # Counts instead of the report would leave a SARIF reader with text and CI with no
+    # annotations: the combination is a usage error, before any run.
+    result = run("--statistics", "--output-format", fmt, cwd=make_project(tmp_path))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"lion-lint: error: --statistics replaces the report with counts "
+                             f"per rule and has no {fmt} form; use it with --output-format "
+                             "full, concise or json\n")
+
+
 def test_exit_zero_reports_but_succeeds_and_quiet_drops_the_summary(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     zero = run("--exit-zero", cwd=project)

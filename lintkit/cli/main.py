@@ -187,6 +187,11 @@ def check(**kwargs: Any) -> None:
         _require_paths(targets)
     _require_config_file(args.config_file)
     _require_selectors(args)
+    if args.statistics and args.output_format in ("github", "sarif"):
+        # Statistics replace the report, and these formats are read by machines that
+        # expect their own syntax: SARIF readers would get text, and no annotation appear.
+        _fail(f"--statistics replaces the report with counts per rule and has no "
+              f"{args.output_format} form; use it with --output-format full, concise or json")
     if args.write_baseline is not None and args.changed_since is not None:
         # The run would see only the changed lines' diagnostics, and the baseline would
         # lose every entry of the unchanged ones.
