@@ -211,6 +211,75 @@ def test_named_file_reports_only_that_file_but_uses_the_whole_index(tmp_path: Pa
         "does not pass eq=False, so a generated __eq__ replaces the structural one"]
 
 
+NOT_CHECKED = ("lion-lint: error: not a file lion-lint checks: {} (it checks *.py files and "
+               "those the include setting matches)")
+
+
+def test_a_named_file_lion_lint_does_not_check_is_an_error(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {"notes.txt": "hi\n", "src/pkg/stub.pyi": "x: int\n"})
+    for named in ("notes.txt", "src/pkg/stub.pyi"):
+        result = run(named, cwd=project)
+        assert (result.returncode, result.stdout) == (2, ""), result.stderr
+        assert result.stderr.splitlines() == [NOT_CHECKED.format(named)]
+    # Beside a file that is checked, it still is: no report, one line per such file.
+    mixed = run("src/pkg/bad.py", "notes.txt", "src/pkg/stub.pyi", cwd=project)
+    assert (mixed.returncode, mixed.stdout) == (2, "")
+    assert mixed.stderr.splitlines() == [NOT_CHECKED.format("notes.txt"),
+                                         NOT_CHECKED.format("src/pkg/stub.pyi")]
+
+
+def test_a_named_file_include_takes_is_checked_even_if_excluded(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {"src/pkg/stub.pyi": BAD}, pyproject=PYPROJECT.replace(
+        "[tool.lion-lint]\n", '[tool.lion-lint]\ninclude = ["*.py", "*.pyi"]\n'
+                              'extend-exclude = ["*.pyi"]\n'))
+    # Like a named .py file: excluded from the walk, but checked when named.
+    result = run("src/pkg/stub.pyi", cwd=project)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("src/pkg/stub.pyi:7:7: LL001 ")
+
+
+def test_force_exclude_skips_named_files_lion_lint_does_not_check(tmp_path: Path) -> None:
+    # pre-commit names every staged Python file: excluded ones, and scripts without a .py
+    # suffix (by their shebang). --force-exclude leaves them out without failing the hook.
+    project = make_project(tmp_path, {"src/pkg/vendored.py": "x = 1\n",
+                                      "scripts/tool": "#!/usr/bin/env python3\nx = 1\n"},
+                           pyproject=PYPROJECT.replace("[tool.lion-lint]\n", (
+                               '[tool.lion-lint]\nextend-exclude = ["src/pkg/vendored.py"]\n')))
+    beside = run("--force-exclude", "scripts/tool", "src/pkg/vendored.py", "src/pkg/base.py",
+                 cwd=project)
+    assert (beside.returncode, beside.stdout, beside.stderr) == (0, "", "")
+    # Nothing at all checked: said, though the run passes.
+    alone = run("--force-exclude", "scripts/tool", "src/pkg/vendored.py", cwd=project)
+    assert (alone.returncode, alone.stdout) == (0, "")
+    assert alone.stderr == ("lion-lint: warning: nothing checked: --force-exclude left out "
+                            "every named file (excluded by the configuration, or not a Python "
+                            "file)\n")
+    # Without --force-exclude the script named is an error, the excluded file checked.
+    assert run("scripts/tool", cwd=project).stderr == NOT_CHECKED.format("scripts/tool") + "\n"
+    assert run("src/pkg/vendored.py", cwd=project).returncode == 0
+
+
+def test_a_named_directory_without_python_files_is_warned_about(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {"docs/index.md": "# docs\n", "src/pkg/gen/x.py": "x = 1\n"},
+                           pyproject=PYPROJECT.replace("[tool.lion-lint]\n", (
+                               '[tool.lion-lint]\nextend-exclude = ["src/pkg/gen"]\n')))
+    (project / "empty").mkdir()
+    result = run("docs", "empty", "src/pkg/gen", "--output-format", "full", "--color", "never",
+                 cwd=project)
+    assert (result.returncode, result.stdout) == (0, "All checks passed (0 files).\n")
+    assert result.stderr.splitlines() == [
+        f"lion-lint: warning: no Python files to check under {name}"
+        for name in ("docs", "empty", "src/pkg/gen")]
+    # A warning, not a verdict: the status is the run's; --quiet drops it.
+    beside = run("docs", "src", cwd=project)
+    assert beside.returncode == 1 and beside.stdout.startswith("src/pkg/bad.py:7:7: LL001 ")
+    assert beside.stderr == "lion-lint: warning: no Python files to check under docs\n"
+    assert run("-q", "docs", "src", cwd=project).stderr == ""
+    # A directory whose files are in nested projects is not empty.
+    make_project(project / "sub" / "inner")
+    assert run("sub", cwd=project).stderr == ""
+
+
 def test_paths_under_a_dot_directory_are_checked_when_named(tmp_path: Path) -> None:
     project = make_project(tmp_path, {".scripts/tool.py": BAD})
     for target in (".scripts/tool.py", ".scripts", "./.scripts/tool.py"):

@@ -110,11 +110,16 @@ def test_a_staged_violation_fails_the_commit_and_a_clean_change_passes(
     assert git(project, "status", "--porcelain", "src/pkg/bad.py").startswith("A ")
 
     bad.write_text(BAD.replace("frozen=True)", "frozen=True, eq=False)"))
-    # A staged file the configuration excludes is left out, though pre-commit names it.
+    # A staged file the configuration excludes is left out, though pre-commit names it;
+    # so is a script pre-commit takes for Python by its shebang, with no .py suffix.
     generated = project / "src/pkg/generated/made.py"
     generated.parent.mkdir()
     generated.write_text(LEGACY)
-    git(project, "add", "src/pkg/bad.py", "src/pkg/generated/made.py")
+    script = project / "scripts/tool"
+    script.parent.mkdir()
+    script.write_text("#!/usr/bin/env python3\nprint('hi')\n")
+    script.chmod(0o755)
+    git(project, "add", "src/pkg/bad.py", "src/pkg/generated/made.py", "scripts/tool")
     passed = _commit(project, env, "add Bad, keeping the structural equality")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout + passed.stderr

@@ -153,7 +153,8 @@ class CheckArgs:
 @click.option("--stdin-filename", type=click.Path(path_type=Path),
               help="Lint source read from stdin as if it were this file.")
 @click.option("--force-exclude", is_flag=True,
-              help="Leave out excluded files even when named (for pre-commit).")
+              help="Leave out named files the configuration excludes or does not include "
+                   "(for pre-commit).")
 @click.option("--baseline", type=click.Path(path_type=Path),
               help="Report only diagnostics not recorded in this baseline file.")
 @click.option("--write-baseline", type=click.Path(path_type=Path),
@@ -237,6 +238,8 @@ def check(**kwargs: Any) -> None:
 
         try:
             results = lint(first=True)
+            if buffer is None:
+                _say_what_went_unchecked(results, targets, args)
             if args.diff or args.fix:
                 results = _fix(results, lint, buffer, cwd, args)
         except ConfigError as error:
@@ -258,6 +261,33 @@ def check(**kwargs: Any) -> None:
             raise  # the reader has gone (``| head``): click ends the run quietly, status 1
         sys.stdout = open(os.devnull, "w")  # what is still buffered can never be written
         _fail(_unwritable(error.strerror or str(error)))
+
+
+def _say_what_went_unchecked(results: list[Any], targets: list[Path], args: CheckArgs) -> None:
+    """A named path that gave the run nothing to check is not passed over as a clean run.
+
+    A named file lion-lint does not check (not Python, or not taken by ``include``) is an
+    error, exit 2, unless --force-exclude asks to apply the configuration to named files:
+    then skipping it is what was asked (pre-commit names every staged file, a Python
+    script without a .py suffix too). A directory without Python files is a warning, as
+    in ruff: the run itself is fine, just empty there."""
+    from lintkit.engine.discovery import named_path
+
+    unreached = {path for result in results for path in result.unreached}
+    missed = [target for target in dict.fromkeys(targets) if named_path(target) in unreached]
+    files = [target for target in missed if not target.is_dir()]
+    if files and not args.force_exclude:
+        for file in files:
+            _say_error(f"not a file lion-lint checks: {file} (it checks *.py files and "
+                       "those the include setting matches)")
+        sys.exit(2)
+    if args.quiet:
+        return
+    for directory in (target for target in missed if target.is_dir()):
+        click.echo(f"lion-lint: warning: no Python files to check under {directory}", err=True)
+    if files and not any(result.files_checked for result in results):
+        click.echo("lion-lint: warning: nothing checked: --force-exclude left out every named "
+                   "file (excluded by the configuration, or not a Python file)", err=True)
 
 
 def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None:

@@ -80,6 +80,11 @@ def is_excluded(relative: str, settings: Settings) -> bool:
                for depth, part in enumerate(parts))
 
 
+def is_included(relative: str, settings: Settings) -> bool:
+    """Whether ``include`` takes the project-relative POSIX path, as ``discover`` would."""
+    return _Patterns(settings.include).match(relative, relative.rpartition("/")[2])
+
+
 def projects_below(directory: Path) -> list[Path]:
     """Roots of the projects (their own ``[tool.lion-lint]``) at any depth below
     ``directory``, sorted; what ``lion-lint clean`` reaches beside the enclosing project.

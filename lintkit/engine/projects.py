@@ -20,7 +20,7 @@ from lintkit.core.index import ProjectIndex
 from lintkit.core.project import Project, within
 from lintkit.core.suppressions import Suppressed
 from lintkit.engine import baseline as baselines
-from lintkit.engine.discovery import discover, is_excluded, named_path
+from lintkit.engine.discovery import discover, is_excluded, is_included, named_path
 
 if TYPE_CHECKING:
     from lintkit.config.load import LoadedConfig
@@ -80,6 +80,9 @@ class ProjectResult:
     nested: list[Path] = field(default_factory=list)
     #: How many diagnostics the baseline held back.
     baselined: int = 0
+    #: The targets (absolute) that reached no file of the run and no nested project: a
+    #: directory without Python files, or a file named that is not checked.
+    unreached: list[Path] = field(default_factory=list)
     #: With RunOptions.record_baseline: each diagnostic's baseline key.
     baseline_keys: dict[Diagnostic, baselines.Key] = field(default_factory=dict)
     #: With RunOptions.keep_project, for the last project of a run: the facts and index
@@ -121,6 +124,16 @@ class Scope:
     def nested_reached(self, targets: list[Path]) -> list[Path]:
         return [n for n in self.nested if _targets_reach(n, targets)]
 
+    def unreached(self, root: Path) -> list[Path]:
+        """The targets, made absolute, under which the run has no file to check and no
+        nested project to hand them to."""
+        covered = set()  # every file of the run and each directory above it
+        for path in self.paths:
+            parts = path.split("/")
+            covered.update("/".join(parts[:depth]) for depth in range(len(parts) + 1))
+        return [root / target for target in self.targets
+                if target not in covered and not self.nested_reached([root / target])]
+
 
 def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[Path],
              options: RunOptions) -> Scope:
@@ -157,10 +170,11 @@ def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[
             overrides[relative] = source
         if relative not in paths:
             paths = sorted({*paths, relative})
-    # An explicitly named file is linted even if excluded (as other linters do), unless
-    # exclusions are forced.
+    # An explicitly named Python file is linted even if excluded (as other linters do),
+    # unless exclusions are forced.
     for target in relative_targets if not options.force_exclude else ():
-        if target.endswith(".py") and target not in paths and (root / target).is_file():
+        if (target.endswith(".py") or is_included(target, settings)) and target not in paths \
+                and (root / target).is_file():
             paths = sorted({*paths, target})
     return Scope(relative_targets, paths, nested, unreadable, overrides)
 
@@ -175,6 +189,7 @@ def settle_result(result: ProjectResult, scope: Scope, project: Project, active:
     result.suppressed = [s for s in result.suppressed if scope.reaches(s.diagnostic.path)]
     checked = {p for p in scope.paths if scope.reaches(p)}
     result.files_checked = len(checked)
+    result.unreached = scope.unreached(root)
     chosen = None if options.record_baseline else (
         options.baseline or baselines.configured(root, config_path, baseline_setting))
 
