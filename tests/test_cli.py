@@ -257,6 +257,8 @@ def test_force_exclude_skips_named_files_lion_lint_does_not_check(tmp_path: Path
     # Without --force-exclude the script named is an error, the excluded file checked.
     assert run("scripts/tool", cwd=project).stderr == NOT_CHECKED.format("scripts/tool") + "\n"
     assert run("src/pkg/vendored.py", cwd=project).returncode == 0
+    one = run("src/pkg/vendored.py", "--output-format", "full", "--color", "never", cwd=project)
+    assert one.stdout == "All checks passed (1 file).\n"
 
 
 def test_a_named_directory_without_python_files_is_warned_about(tmp_path: Path) -> None:

@@ -96,7 +96,9 @@ def write_full(report: Report, console: Console, *, show_suppressed: bool = Fals
         if fixable:
             summary.append(f" ({fixable} fixable with --fix)", style="green")
     else:
-        summary = Text(f"All checks passed ({report.files_checked} files).", style="bold green")
+        checked = report.files_checked
+        summary = Text(f"All checks passed ({checked} file{'s' * (checked != 1)}).",
+                       style="bold green")
     if report.suppressed:
         separator = ";" if diagnostics else ""
         summary.append(f"{separator} {len(report.suppressed)} suppressed with a reason"
