@@ -63,6 +63,11 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: st
     ("[tool.lion-lint.import-time-registration]\nmax-depth = 3\nmax_depth = 4\n", (
         "[tool.lion-lint.import-time-registration] key 'max-depth' is given twice, as "
         "'max-depth' and 'max_depth': keep one",)),
+    # A top-level key a rule reads, given in its own table too: neither may silently win.
+    ('[[tool.lion-lint.boundaries]]\nname = "x"\nmodules = ["a"]\nforbid = ["b"]\n'
+     '[tool.lion-lint.import-boundary]\nboundaries = []\n', (
+         "[tool.lion-lint] key 'boundaries' is also given in "
+         "[tool.lion-lint.import-boundary]: keep one",)),
     # What was expected, in TOML's words (arrays, tables), never pydantic's (tuples).
     ('[tool.lion-lint]\nselect = "LL001"\n', (
         'key \'select\': expected an array of strings (got "LL001")',)),

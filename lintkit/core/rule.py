@@ -152,9 +152,16 @@ class Rule:
     def options_from_config(cls, tool_table: Mapping[str, Any]) -> RuleOptions:
         """Validate this rule's options from the ``[tool.lion-lint]`` table (may raise
         pydantic's ValidationError, which the config layer turns into a message)."""
-        table = dict(tool_table.get(cls.name, {}))
+        own = tool_table.get(cls.name, {})
+        table = dict(own)
         for key in cls.config_keys:
             if key in tool_table:
+                if key in own:  # one value would silently win over the other
+                    raise ValidationError.from_exception_data(cls.Options.__name__, [
+                        {"type": PydanticCustomError(
+                            DUPLICATE_KEY, "also given in [tool.lion-lint.{table}]",
+                            {"table": cls.name}),
+                         "loc": (key,), "input": tool_table[key]}])
                 table[key] = tool_table[key]
         return validate_table(cls.Options, table)
 
