@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.machinery import all_suffixes
@@ -146,6 +147,12 @@ def _check_no_shadowing(root: Path, parts: Sequence[str], modules: Iterable[str]
     top-level package that another import root has too, a package beside a module of its
     name, or a module where one of that name (of any kind) already is."""
     package = ".".join(parts)
+    if parts[0] in sys.stdlib_module_names:
+        # lion-lint itself imports much of the standard library before any plugin, so the
+        # plugin's package would be looked up inside the standard library's module.
+        raise ScaffoldError(
+            f"package '{package}': '{parts[0]}' is a module of Python's standard library, "
+            "which it would shadow or be shadowed by; pass another --package; nothing written")
     for other in (r for r in import_roots if r.resolve() != root.resolve()):
         found = _module_at(other, parts[0])
         if found is not None:
