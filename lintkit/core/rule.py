@@ -54,15 +54,23 @@ def validate_table(model: type[_Model], table: Mapping[str, Any]) -> _Model:
     twice = [(name, alias) for name, alias in _renamed_fields(model).items()
              if name in table and alias in table]
     if twice:
-        raise ValidationError.from_exception_data(model.__name__, [
-            {"type": PydanticCustomError(DUPLICATE_KEY, "given twice, as '{alias}' and '{name}'",
-                                         {"alias": alias, "name": name}),
-             "loc": (alias,), "input": table[alias]} for name, alias in twice])
+        raise duplicate_key_error(model, [
+            (alias, f"given twice, as '{alias}' and '{name}'", table[alias])
+            for name, alias in twice])
     return model.model_validate_json(json.dumps(table, default=_not_json), strict=True)
 
 
-#: The error type of a key given in both its spellings.
+#: The error type of a key given twice (in both its spellings, or in two tables).
 DUPLICATE_KEY = "duplicate_key"
+
+
+def duplicate_key_error(model: type[BaseModel],
+                        keys: Sequence[tuple[str, str, Any]]) -> ValidationError:
+    """A ValidationError of ``DUPLICATE_KEY`` for each ``(key, how it is given twice,
+    value)``, which the config layer words as "key '...' is <how>: keep one"."""
+    return ValidationError.from_exception_data(model.__name__, [
+        {"type": PydanticCustomError(DUPLICATE_KEY, "{how}", {"how": how}),
+         "loc": (key,), "input": value} for key, how, value in keys])
 
 
 def _renamed_fields(model: type[BaseModel]) -> dict[str, str]:
@@ -157,11 +165,8 @@ class Rule:
         for key in cls.config_keys:
             if key in tool_table:
                 if key in own:  # one value would silently win over the other
-                    raise ValidationError.from_exception_data(cls.Options.__name__, [
-                        {"type": PydanticCustomError(
-                            DUPLICATE_KEY, "also given in [tool.lion-lint.{table}]",
-                            {"table": cls.name}),
-                         "loc": (key,), "input": tool_table[key]}])
+                    raise duplicate_key_error(cls.Options, [
+                        (key, f"also given in [tool.lion-lint.{cls.name}]", tool_table[key])])
                 table[key] = tool_table[key]
         return validate_table(cls.Options, table)
 
