@@ -834,8 +834,9 @@ def _mutation_fact(r: list[Any], expr: Decode) -> MutationFact:
 
 def _function_fact(r: list[Any], expr: Decode) -> FunctionFact:
     return FunctionFact(intern(r[0]), intern(r[1]), intern(r[2]), r[3], r[4],  # type: ignore[arg-type]
-                        _exprs(r[5], expr), tuple(r[6]), _opt_intern(r[7]), _opt_intern(r[8]),
-                        r[9], intern(r[10]), tuple(r[11]), tuple(r[12]),  # type: ignore[arg-type]
+                        _exprs(r[5], expr), tuple(map(intern, r[6])), _opt_intern(r[7]),
+                        _opt_intern(r[8]), r[9], intern(r[10]), tuple(map(intern, r[11])),
+                        tuple(map(intern, r[12])),  # type: ignore[arg-type]
                         _exprs(r[13], expr))
 
 
