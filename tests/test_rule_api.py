@@ -244,6 +244,20 @@ def test_related_at_and_source_text(tmp_path: Path) -> None:
     assert project.source_text("a.py", (2, 5, 2, 6)) == "1"
 
 
+def test_source_lines_stay_right_for_many_files_read_in_any_order(tmp_path: Path) -> None:
+    # The project keeps only the files read last: one read again is read afresh, and an
+    # editor buffer still stands in for its file on disk.
+    names = [f"m{i}.py" for i in range(100)]
+    for i, name in enumerate(names):
+        (tmp_path / name).write_text(f"x = {i}\ny = {i}\n")
+    project = Project(root=tmp_path, index=ProjectIndex([], {}),
+                      overrides={"m7.py": b"edited = True\n"})
+    for name in [*names, *reversed(names), names[0], names[50], names[0]]:
+        i = int(name[1:-3])
+        expected = ["edited = True", ""] if i == 7 else [f"x = {i}", f"y = {i}", ""]
+        assert project.source_lines(name) == expected
+
+
 def test_the_public_api_resolves_lazily() -> None:
     import lintkit
 
