@@ -486,6 +486,9 @@ def test_wide_and_tall_expressions_keep_exact_spans_through_the_cache_codec() ->
     assert decoded == facts
     assert {c.func: c.call.span for c in decoded.calls} == {
         "f": calls["f"].span, "call": calls["call"].span, "g": calls["g"].span}
+    # Read without building the summary: the span, and the shape after it in the text.
+    assert [(c.span, c.positional_count, c.keyword_names) for c in decoded.calls] == [
+        (c.span, c.positional_count, c.keyword_names) for c in facts.calls]
     g_line, g_at = 2 + 16_402, 1 + len(padding) + 1  # read back from its stored text
     assert {c.func: c.call.func.span for c in decoded.calls}["g"] == (g_line, g_at,
                                                                       g_line, g_at + 1)

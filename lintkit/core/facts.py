@@ -57,7 +57,7 @@ def unpack_span(packed: PackedSpan) -> Span:
     return (line, packed & _MASK, line + lines, end_column)
 
 # Bump when the shape of the facts changes: cached facts of another version are ignored.
-FACTS_VERSION = 14
+FACTS_VERSION = 15
 
 
 class Expr:
@@ -403,33 +403,31 @@ class CallFact:
     # is an Expr (phase 1 sets spans after making the fact) and from the slots once stored.
     # A stored fact reaches its file's list of calls, where the indexes of the calls nested
     # in its arguments point, through a weak reference: facts hold no reference cycles, so
-    # they are freed as soon as they are dropped, with the cyclic collector paused.
-    __slots__ = ("_body", "_func", "_span", "_siblings", "scope", "when", "guard")
+    # they are freed as soon as they are dropped, with the cyclic collector paused. A stored
+    # fact's span is the first field of its text, not a slot: an int object of its own
+    # for each of 326 000 calls was 10 MB on the standard library.
+    __slots__ = ("_body", "_func", "_siblings", "scope", "when", "guard")
 
     _body: Expr | str
     _func: str | None
-    _span: PackedSpan
     _siblings: weakref.ref[list[CallFact]] | None
 
     def __init__(self, call: Expr, scope: str, when: When, guard: str | None = None) -> None:
         self._body = call
         self._func = None
-        self._span = 0
         self._siblings = None
         self.scope = scope
         self.when = when
         self.guard = guard
 
     @classmethod
-    def stored(cls, func: str | None, span: PackedSpan, text: str,
-               siblings: weakref.ref[list[CallFact]], scope: str, when: When,
-               guard: str | None = None) -> CallFact:
+    def stored(cls, func: str | None, text: str, siblings: weakref.ref[list[CallFact]],
+               scope: str, when: When, guard: str | None = None) -> CallFact:
         """A call as read back from its JSON: ``text`` is what the encoder wrote (see the
         codec below), whose call indexes point into ``siblings``."""
         fact = object.__new__(cls)
         fact._body = text
         fact._func = func
-        fact._span = span
         fact._siblings = siblings
         fact.scope = scope
         fact.when = when
@@ -441,7 +439,7 @@ class CallFact:
         body = self._body
         if body.__class__ is not str:
             return body  # type: ignore[return-value]
-        return _call_expr(self._span, body, self._func,  # type: ignore[arg-type]
+        return _call_expr(body, self._func,  # type: ignore[arg-type]
                           _SiblingDecoder(self._siblings).decode)
 
     @property
@@ -451,7 +449,7 @@ class CallFact:
         body = self._body
         if body.__class__ is not str:
             return body.func  # type: ignore[union-attr]
-        at = body.split(";", 3)[2]  # type: ignore[union-attr]
+        at = body.split(";", 4)[3]  # type: ignore[union-attr]
         if at:
             return Expr("ref", int(at), self._func)  # type: ignore[arg-type]
         return self.call.func
@@ -471,7 +469,7 @@ class CallFact:
         body = self._body
         if body.__class__ is not str:
             return len(body.items)  # type: ignore[union-attr]
-        return int(body.partition(";")[0])  # type: ignore[union-attr]
+        return int(body.split(";", 2)[1])  # type: ignore[union-attr]
 
     @property
     def keyword_names(self) -> tuple[str, ...]:
@@ -480,13 +478,15 @@ class CallFact:
         body = self._body
         if body.__class__ is not str:
             return tuple(k for k, _ in body.keywords)  # type: ignore[union-attr]
-        names = body.split(";", 2)[1]  # type: ignore[union-attr]
+        names = body.split(";", 3)[2]  # type: ignore[union-attr]
         return tuple(names.split(",")) if names else ()
 
     @property
     def span(self) -> Span:
         body = self._body
-        return unpack_span(self._span) if body.__class__ is str else body.span  # type: ignore[union-attr]
+        if body.__class__ is str:
+            return unpack_span(_span_field(body[:body.index(";")]))  # type: ignore[union-attr]
+        return body.span  # type: ignore[union-attr]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CallFact):
@@ -596,9 +596,10 @@ class FileFacts:
 # shares it): it is written once, there, and elsewhere as that CallFact's index, so decoding
 # shares it again. A quarter of all summaries are such nested calls.
 #
-# A CallFact is written as [func, span, text, scope, when, guard]: ``func`` is the callee's
+# A CallFact is written as [func, text, scope, when, guard]: ``func`` is the callee's
 # dotted name when the callee is a plain name (nearly always) and null otherwise, and
-# ``text`` is four fields joined by ";": the count of positional arguments, the keyword
+# ``text`` is five fields joined by ";": the call's packed span (or its four numbers
+# joined by "," where it does not pack), the count of positional arguments, the keyword
 # names joined by ",", the callee's packed span when the name and it make the callee (else
 # empty), and JSON of a list of items, keywords, values, text and value (in that order,
 # the likeliest first) without trailing defaults, preceded by the callee when the span
@@ -652,9 +653,9 @@ class _ExprEncoder:
         return data
 
     def row(self, fact: CallFact) -> list[Any]:
-        """A CallFact as written: func, span, text, scope, when, guard (see above)."""
+        """A CallFact as written: func, text, scope, when, guard (see above)."""
         if fact._body.__class__ is str:  # read back and never built: as it was read
-            return [fact._func, fact._span, fact._body, fact.scope, fact.when, fact.guard]
+            return [fact._func, fact._body, fact.scope, fact.when, fact.guard]
         call: Expr = fact._body  # type: ignore[assignment]
         encode = self.encode
         arguments = [
@@ -678,8 +679,10 @@ class _ExprEncoder:
             arguments.insert(0, None if callee is None else encode(callee))
         names = ",".join(k for k, _ in call.keywords)
         data = _dumps(arguments) if arguments else ""
-        return [func, call._span, f"{len(call.items)};{names};{at};{data}", fact.scope,
-                fact.when, fact.guard]
+        span = call._span
+        head = str(span) if span.__class__ is int else ",".join(map(str, span))  # type: ignore[arg-type]
+        return [func, f"{head};{len(call.items)};{names};{at};{data}", fact.scope, fact.when,
+                fact.guard]
 
     def binding_row(self, fact: BindingFact) -> list[Any]:
         """A BindingFact as written: its fields in order, the value as JSON text of its
@@ -737,7 +740,7 @@ class _ExprDecoder:
         known = self.shared.get(index)
         if known is None:
             row = self.raw_calls[index]
-            known = self.shared[index] = _call_expr(row[1], row[2], row[0], self.decode)
+            known = self.shared[index] = _call_expr(row[1], row[0], self.decode)
         return known
 
 
@@ -759,16 +762,23 @@ class _SiblingDecoder(_ExprDecoder):
         return calls[index].call  # type: ignore[no-any-return]
 
 
-def _call_expr(span: PackedSpan | list[int], text: str, func: str | None,
-               decode: Decode) -> Expr:
-    """A call's summary from its span, its stored text and its callee's name."""
-    _, _, at, rest = text.split(";", 3)
+def _span_field(field: str) -> PackedSpan:
+    """The span written as the first field of a stored call's text."""
+    if "," in field:
+        return tuple(map(int, field.split(",")))  # type: ignore[return-value]
+    return int(field)
+
+
+def _call_expr(text: str, func: str | None, decode: Decode) -> Expr:
+    """A call's summary from its stored text and its callee's name."""
+    head, _, _, at, rest = text.split(";", 4)
+    span = _span_field(head)
     data = json.loads(rest) if rest else []
     if at:
         callee: Expr | None = Expr("ref", int(at), func)  # type: ignore[arg-type]
     else:
-        head = data.pop(0)
-        callee = None if head is None else decode(head)
+        first = data.pop(0)
+        callee = None if first is None else decode(first)
     size = len(data)
     items = data[0] if size else None
     keywords = data[1] if size > 1 else None
@@ -885,8 +895,8 @@ def facts_from_data(data: dict[str, Any]) -> FileFacts:
     siblings = weakref.ref(calls)
     stored = CallFact.stored
     for r in raw_calls:
-        calls.append(stored(_opt_intern(r[0]), _packed(r[1]), r[2], siblings, intern(r[3]),
-                            intern(r[4]), _opt_intern(r[5])))
+        calls.append(stored(_opt_intern(r[0]), r[1], siblings, intern(r[2]), intern(r[3]),
+                            _opt_intern(r[4])))
     binding = BindingFact.stored
     facts.bindings = [binding(intern(r[0]), intern(r[1]), _packed(r[2]), intern(r[3]), r[4],
                               _opt_expr(r[5], expr), intern(r[6]), _opt_intern(r[7]),
