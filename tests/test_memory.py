@@ -196,3 +196,23 @@ def test_the_pools_results_are_received_into_the_main_arena(tmp_path: Path) -> N
 @pytest.mark.skipif(_libc_function("malloc_stats") is None, reason="glibc's arenas only")
 def test_a_malloc_arena_max_in_the_environment_is_left_alone(tmp_path: Path) -> None:
     assert _arenas_after_a_pool_run(tmp_path, MALLOC_ARENA_MAX="4") > 1
+
+
+def test_forgetting_resolutions_between_rules_changes_no_diagnostic(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine drops the index's memoised resolutions after each rule (for memory); the
+    next rule asks afresh and must get the same answers."""
+    from lintkit.core.index import ProjectIndex
+
+    project = tmp_path / "lionish"
+    shutil.copytree(EXAMPLE, project)
+
+    def diagnostics() -> list[object]:
+        results = lint_paths([project], None, compose, RunOptions())
+        return [d.to_data() for result in results for d in result.diagnostics]
+
+    forgetting = diagnostics()
+    monkeypatch.setattr(ProjectIndex, "forget_resolutions", lambda self: None)
+    keeping = diagnostics()
+    assert keeping == forgetting
+    assert {"LL001", "LL002", "LL003", "LL004"} <= {d["code"] for d in keeping}  # type: ignore[index]

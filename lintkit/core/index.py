@@ -253,6 +253,11 @@ class ProjectIndex:
             self._resolved[key] = symbol
         return symbol
 
+    def forget_resolutions(self) -> None:
+        """Drop the memoised answers of ``resolve``: later questions are answered afresh,
+        with the same answers, since none depends on what was asked before."""
+        self._resolved.clear()
+
     def resolve_expr(self, module: str, expr: Expr | None, scope: str = "") -> str | None:
         """Resolve a reference expression, looking through one subscript (``Base[T]``)."""
         if expr is None:
