@@ -160,6 +160,37 @@ def test_facts_equal_the_plain_parse_and_the_reference_positions(
     assert '"error":null' in fast.replace(" ", "")  # the samples parse: spans were compared
 
 
+def _all_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _all_nodes(child)
+
+
+@pytest.mark.parametrize("which", ["expressions and statements", "every node"])
+def test_node_spans_equal_the_reference_for_any_node_asked_about(
+        which: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The position pass reads only syntactic positions, which every expression and
+    statement records; a node that records none (a comma, an argument, a parameter list)
+    is answered by a second pass with the per-node hooks, and only then."""
+    from lintkit.parsing import positions
+
+    second_passes = []
+    one_pass = positions.flat_codegen
+
+    def counted(hooks: bool = True) -> object:
+        second_passes.extend([hooks] if hooks else [])
+        return one_pass(hooks)
+
+    monkeypatch.setattr(positions, "flat_codegen", counted)
+    module = cst.parse_module(AWKWARD)
+    kinds = (cst.BaseExpression, cst.BaseSmallStatement, cst.BaseCompoundStatement)
+    nodes = [n for n in _all_nodes(module)
+             if which == "every node" and n is not module or isinstance(n, kinds)]
+    wanted = {id(n) for n in nodes}
+    assert positions.node_spans(module, wanted) == reference_spans(module, wanted)
+    assert len(second_passes) == (1 if which == "every node" else 0)
+
+
 def test_validation_is_back_after_the_fast_parse() -> None:
     """The shortcut is confined to the parse: nodes built by hand are still validated."""
     from lintkit.parsing.cstparse import parse_module

@@ -8,7 +8,8 @@ much beside ``CSTNode.__post_init__``). ``parse_module`` turns it off for the du
 the parse only; nodes built anywhere else are validated as usual. The result is the same
 tree: phase 1's facts are compared with and without it in the tests.
 
-Code generation (the positions pass): see ``flat_codegen``.
+Code generation (the positions pass): see ``flat_codegen``. ``swapped`` is how any such swap
+is made, here and in ``lintkit.parsing.positions``.
 """
 
 from __future__ import annotations
@@ -39,31 +40,41 @@ def _codegen(self: CSTNode, state: CodegenState, **kwargs: Any) -> None:
     state.after_codegen(self)
 
 
+def _codegen_without_hooks(self: CSTNode, state: CodegenState, **kwargs: Any) -> None:
+    if kwargs:
+        type(self)._codegen_impl(self, state, **kwargs)  # type: ignore[call-arg]
+    else:
+        self._codegen_impl(state)
+
+
 @contextmanager
-def _swapped(name: str, original: Callable[..., Any],
-             replacement: Callable[..., Any]) -> Iterator[None]:
-    """``CSTNode.<name>`` is ``replacement`` inside the block. Only CSTNode defines these
-    methods (no node class overrides them), so the swap reaches every node; if LibCST ever
-    changes that, or the swap is already in place, nothing is swapped. Not thread-safe:
-    phase 1 runs one pass at a time."""
-    if CSTNode.__dict__.get(name) is not original:
+def swapped(owner: type, name: str, original: Callable[..., Any],
+            replacement: Callable[..., Any]) -> Iterator[None]:
+    """``owner.<name>`` is ``replacement`` inside the block. The methods swapped are defined
+    once, on a base class that no node class overrides, so the swap reaches every node; if
+    LibCST ever changes that, or the swap is already in place, nothing is swapped. Not
+    thread-safe: phase 1 runs one pass at a time."""
+    if owner.__dict__.get(name) is not original:
         yield
         return
-    setattr(CSTNode, name, replacement)
+    setattr(owner, name, replacement)
     try:
         yield
     finally:
-        setattr(CSTNode, name, original)
+        setattr(owner, name, original)
 
 
 def parse_module(source: bytes | str) -> cst.Module:
     """``cst.parse_module(source)``, minus the redundant validation of each new node."""
-    with _swapped("__post_init__", _validating_post_init, _no_validation):
+    with swapped(CSTNode, "__post_init__", _validating_post_init, _no_validation):
         return cst.parse_module(source)
 
 
-def flat_codegen() -> Any:
-    """A block in which LibCST's code generation recurses in Python alone.
+def flat_codegen(hooks: bool = True) -> Any:
+    """A block in which LibCST's code generation recurses in Python alone; with
+    ``hooks=False``, also without calling the state's ``before_codegen`` and
+    ``after_codegen`` for every node (two calls per node, a fifth of the pass), for a state
+    that reads positions from ``record_syntactic_position`` alone.
 
     ``CSTNode._codegen`` hands its keywords to the node's ``_codegen_impl`` as
     ``self._codegen_impl(state, **kwargs)``. Python 3.12 runs such a call of a bound method
@@ -75,4 +86,5 @@ def flat_codegen() -> Any:
     "nesting too deep". The replacement does the same in the same order, with calls the
     interpreter keeps in its own loop, so a deep tree needs only the recursion limit and
     stack that ``lintkit.parsing.guard.with_deep_stack`` provides."""
-    return _swapped("_codegen", _libcst_codegen, _codegen)
+    return swapped(CSTNode, "_codegen", _libcst_codegen,
+                   _codegen if hooks else _codegen_without_hooks)

@@ -4,11 +4,17 @@ LibCST's ``PositionProvider`` records a ``CodeRange`` for every node of the tree
 about twice the parse itself. We need positions for the few hundred nodes a file's facts
 mention. This state lets LibCST regenerate the code into one list of its tokens: the hook
 LibCST calls per token is that list's own ``append``, so the pass runs no Python code of
-ours per token, and the hooks it calls per node only note the list's length where a wanted
-node's code starts and ends. Afterwards those token counts are turned into offsets, and
-the offsets into lines and columns. It relies on LibCST's ``CodegenState`` hooks (the same
-ones the position providers use); the supported libcst range is pinned in
-``pyproject.toml``.
+ours per token, and where a wanted node's own code starts and ends (LibCST's
+``record_syntactic_position``, which every expression and statement calls) it notes the
+list's length. Afterwards those token counts are turned into offsets, and the offsets into
+lines and columns. It relies on LibCST's ``CodegenState`` hooks (the same ones the position
+providers use); the supported libcst range is pinned in ``pyproject.toml``.
+
+The pass calls no hook per node (``flat_codegen(hooks=False)``), and an expression without
+parentheses whose position nobody wants skips the generator-based context manager LibCST
+builds around it (``_parenthesize``): about a third of the pass. A wanted node that records
+no syntactic position (none that phase 1 asks about today) is found by a second pass with
+the per-node hooks.
 
 Lines are counted at ``\\n`` and columns in code points, 1-based. A statement's span is its
 syntactic range: it excludes the leading comments and blank lines that belong to it.
@@ -20,9 +26,10 @@ from contextlib import nullcontext
 from typing import Any
 
 import libcst as cst
+from libcst._nodes.expression import _BaseParenthesizedNode
 from libcst._nodes.internal import CodegenState
 
-from lintkit.parsing.cstparse import flat_codegen
+from lintkit.parsing.cstparse import flat_codegen, swapped
 
 Span = tuple[int, int, int, int]
 
@@ -86,13 +93,51 @@ class _CountingState(CodegenState):
         return _OUTSIDE
 
 
+_libcst_parenthesize = _BaseParenthesizedNode._parenthesize
+
+
+class _Parenthesized:
+    """What LibCST's ``_parenthesize`` does, as a plain context manager: the node's opening
+    parentheses, its own code (its syntactic position) and its closing parentheses."""
+
+    __slots__ = ("node", "state", "inner")
+
+    def __init__(self, node: Any, state: _CountingState) -> None:
+        self.node = node
+        self.state = state
+
+    def __enter__(self) -> None:
+        node, state = self.node, self.state
+        for lpar in node.lpar:
+            lpar._codegen(state)
+        self.inner = state.record_syntactic_position(node)
+        self.inner.__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.inner.__exit__(*exc_info)
+        if exc_info[0] is None:  # as LibCST's generator: no closing parentheses after an error
+            for rpar in self.node.rpar:
+                rpar._codegen(self.state)
+
+
+def _parenthesize(node: Any, state: _CountingState) -> Any:
+    if not node.lpar and id(node) not in state.wanted:
+        return _OUTSIDE  # nothing to write around it, and nothing to note
+    return _Parenthesized(node, state)
+
+
 def node_spans(module: cst.Module, wanted: set[int]) -> dict[int, Span]:
     """Map ``id(node)`` to its span for every wanted node of ``module``."""
     if not wanted:
         return {}
     state = _CountingState(module, wanted)
-    with flat_codegen():
+    with flat_codegen(hooks=False), swapped(_BaseParenthesizedNode, "_parenthesize",
+                                            _libcst_parenthesize, _parenthesize):
         module._codegen(state)
+    if len(state.bounds) < len(wanted):
+        state = _CountingState(module, wanted)
+        with flat_codegen():
+            module._codegen(state)
     tokens = state.tokens
     bounds = state.bounds
     # Line and column at each bound: only the code between consecutive bounds is joined.
