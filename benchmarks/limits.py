@@ -11,13 +11,14 @@ beside lion-lint's whole per-file phase 1 and the one other parser a design coul
   parse     LibCST's ``parse_module`` over every file that parses (bench.py's floor), and
             the same parse without LibCST's per-node re-validation, as lion-lint parses
             (with the cyclic collector paused, as in lion-lint's workers)
-  codegen   one plain code-generation pass per parsed module: LibCST gives positions only
-            through code generation, so this is the least that line and column cost
+  codegen   one plain code-generation pass per parsed module, as LibCST's position
+            providers run it (LibCST gives positions only through code generation)
+  positions lion-lint's own, lighter pass for the nodes its facts need (part of phase 1)
   phase 1   what a cold run does per file, as lion-lint does it: parse, facts, positions,
             the facts' JSON written (worker) and read back (main process); the part beyond
-            LibCST's parse and codegen is lion-lint's own
+            LibCST's parse is lion-lint's own
   ast       CPython's ``ast.parse`` of the same file: the cheapest other source of line
-            and column a design could use instead of LibCST's codegen
+            and column a design could use instead of a code-generation pass
   memory    the peak RSS of a fresh interpreter parsing each of the largest files
 
 Times are totals over the corpus in one process, medians of --runs passes; they
@@ -75,8 +76,8 @@ def wall(code: str, runs: int) -> float:
 def parse_costs(paths: list[str], sources: list[bytes], runs: int) -> dict[str, float]:
     """Median totals (seconds) over the files that parse: LibCST's parse with the collector
     on (the floor, as bench.py measures it), and, with the collector paused as in lion-lint's
-    workers, the parse without re-validation, one codegen pass, lion-lint's whole phase 1
-    and CPython's ast.parse. They alternate file by file, so that a machine whose speed
+    workers, the parse without re-validation, one codegen pass, lion-lint's position pass,
+    its whole phase 1 and CPython's ast.parse. They alternate file by file, so that a machine whose speed
     drifts (a shared VM) slows all of them alike."""
     import ast
     import gc
@@ -84,11 +85,15 @@ def parse_costs(paths: list[str], sources: list[bytes], runs: int) -> dict[str, 
     import libcst
     from libcst._nodes.internal import CodegenState
 
+    from lintkit.core.facts import FileFacts
     from lintkit.engine.phase1 import analyse_file
     from lintkit.parsing.cstparse import parse_module
+    from lintkit.parsing.extract import _Ctx, _Extractor
+    from lintkit.parsing.positions import node_spans
 
     passes: dict[str, list[float]] = {"parse (the floor)": [], "parse unvalidated": [],
-                                      "codegen": [], "phase 1": [], "ast.parse": []}
+                                      "codegen": [], "positions": [], "phase 1": [],
+                                      "ast.parse": []}
     nowhere = Path()
     for _ in range(runs):
         totals = dict.fromkeys(passes, 0.0)
@@ -106,7 +111,12 @@ def parse_costs(paths: list[str], sources: list[bytes], runs: int) -> dict[str, 
                     module._codegen(CodegenState(default_indent=module.default_indent,
                                                  default_newline=module.default_newline))
                     generated = time.perf_counter()
-                    del module  # freeing this tree is no part of the next measurement
+                    extractor = _Extractor(FileFacts(path=path, is_package=False))
+                    extractor.block(module.body, _Ctx())
+                    placed = time.perf_counter()
+                    node_spans(module, extractor.wanted)
+                    positioned = time.perf_counter()
+                    del module, extractor  # freeing these is no part of the next measurement
                     freed = time.perf_counter()
                     analyse_file(nowhere, path, source)
                     analysed = time.perf_counter()
@@ -117,6 +127,7 @@ def parse_costs(paths: list[str], sources: list[bytes], runs: int) -> dict[str, 
                 totals["parse (the floor)"] += floor - start
                 totals["parse unvalidated"] += parsed - floor
                 totals["codegen"] += generated - parsed
+                totals["positions"] += positioned - placed
                 totals["phase 1"] += analysed - freed
                 totals["ast.parse"] += done - analysed
                 gc.collect(0)  # as the workers do: LibCST leaves a few cycles per file
@@ -166,19 +177,21 @@ def main() -> None:
 
     middle = mid_size_file(root, paths)
     middle_parse = statistics.median(parse_floor(root, [middle]) for _ in range(5))
-    libcst_share = costs["parse unvalidated"] + costs["codegen"]
-    own_share = costs["phase 1"] - libcst_share
-    with_ast = costs["phase 1"] - costs["codegen"] + costs["ast.parse"]
+    libcst_share = costs["parse unvalidated"]
+    facts_share = costs["phase 1"] - libcst_share - costs["positions"]
+    with_ast = costs["phase 1"] - costs["positions"] + costs["ast.parse"]
     most_peak = max(after for _, after in peaks.values())
     imported_rss = min(before for before, _ in peaks.values())
     print(f"\nWhat follows, with {cores} usable cores:")
     print(f"  cold: phase 1 costs {costs['phase 1'] / floor:.2f} x the floor of CPU: "
-          f"LibCST's parse and codegen {libcst_share / floor:.2f} x, lion-lint's facts, "
-          f"positions and JSON {own_share / floor:.2f} x. Spread perfectly over {cores} cores "
+          f"LibCST's parse {libcst_share / floor:.2f} x, the position pass "
+          f"{costs['positions'] / floor:.2f} x (LibCST's plain codegen "
+          f"{costs['codegen'] / floor:.2f} x), lion-lint's facts and JSON "
+          f"{facts_share / floor:.2f} x. Spread perfectly over {cores} cores "
           f"that is {costs['phase 1'] / cores / floor:.2f} x the floor of wall time before "
           f"phase 2 (target 0.6 x); LibCST's part alone is {libcst_share / cores / floor:.2f} x")
     print(f"        with positions from CPython's parser (a second parse, "
-          f"{costs['ast.parse'] / floor:.2f} x) in place of the codegen pass, phase 1 would be "
+          f"{costs['ast.parse'] / floor:.2f} x) in place of the position pass, phase 1 would be "
           f"{with_ast / cores / floor:.2f} x: that keeps lion-lint's bookkeeping of positions, "
           "which matching the two trees would replace, and comes before phase 2")
     print(f"  changed: a run that parses one file imports LibCST ({imported - bare:.3f} s); "
