@@ -187,6 +187,8 @@ def test_a_package_another_import_root_has_is_refused(tmp_path: Path, files: dic
     ({}, ("--package", "json.rules"),
      "package 'json.rules': 'json' is a module of Python's standard library"),
     ({}, ("--package", "logging"), "'logging' is a module of Python's standard library"),
+    ({}, ("--package", "click.rules"),  # lion-lint's own dependency: installed everywhere
+     "package 'click.rules': 'click' is an installed package ("),
     ({"tools/lint/no_print/__init__.py": ""}, (),
      "tools/lint/no_print already exists (module tools.lint.no_print)"),
     ({"tools/lint/test_no_print/__init__.py": ""}, (),

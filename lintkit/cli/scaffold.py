@@ -8,6 +8,7 @@ command prints the ``plugins`` line to add.
 
 from __future__ import annotations
 
+import importlib.util
 import keyword
 import re
 import sys
@@ -153,6 +154,16 @@ def _check_no_shadowing(root: Path, parts: Sequence[str], modules: Iterable[str]
         raise ScaffoldError(
             f"package '{package}': '{parts[0]}' is a module of Python's standard library, "
             "which it would shadow or be shadowed by; pass another --package; nothing written")
+    if not any(_module_at(r, parts[0]) for r in (root, *import_roots)):
+        installed = _installed_at(parts[0], root)
+        if installed is not None:
+            # The project has no such module: the new package would shadow the installed
+            # one for the project's code and tests, or (once lion-lint or a plugin has
+            # imported it) be looked for inside it.
+            raise ScaffoldError(
+                f"package '{package}': '{parts[0]}' is an installed package ({installed}), "
+                "which it would shadow or be shadowed by; pass another --package; nothing "
+                "written")
     for other in (r for r in import_roots if r.resolve() != root.resolve()):
         found = _module_at(other, parts[0])
         if found is not None:
@@ -191,6 +202,24 @@ def _module_beside(package: Path) -> Path | None:
     ``__init__.py``, Python imports the package and no longer that module."""
     candidates = (package.with_name(f"{package.name}{suffix}") for suffix in all_suffixes())
     return next((path for path in candidates if path.exists()), None)
+
+
+def _installed_at(name: str, root: Path) -> str | None:
+    """Where an import of the top-level ``name`` finds a module outside the project, if it
+    finds one (the project's own files are the other checks' business). Only the finders
+    are asked: nothing is imported or run."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    places = [spec.origin] if spec.origin and spec.has_location else []
+    places += [p for p in spec.submodule_search_locations or () if Path(p).exists()]
+    outside = [p for p in places if not Path(p).resolve().is_relative_to(root.resolve())]
+    if places:
+        return outside[0] if outside else None
+    return spec.origin or "found by an import hook"  # an editable install, say
 
 
 def _shown(path: Path, root: Path) -> str:
