@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +22,7 @@ from types import ModuleType
 from lintkit.config.load import LoadedConfig, held_keys
 from lintkit.config.locate import ConfigError
 from lintkit.core.rule import Rule, rule_definition_problems
+from lintkit.engine.run import where_raised
 
 #: Top-level packages imported as plugins, and the project root each came from: a run over
 #: several projects (``lion-lint examples/``) may meet two projects' ``tools`` packages.
@@ -129,18 +129,8 @@ def _origin(module: ModuleType) -> str:
 def _describe(error: BaseException, root: Path) -> str:
     """The error, and for a runtime error the plugin's line that raised it."""
     text = f"{type(error).__name__}: {error}"
-    if isinstance(error, SyntaxError):
-        return text
-    resolved = root.resolve()
-    # "<frozen importlib._bootstrap>" would resolve into the project too: not a file.
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not f.filename.startswith("<")
-              and resolved in Path(f.filename).resolve().parents]
-    if frames:
-        last = frames[-1]
-        relative = Path(last.filename).resolve().relative_to(resolved).as_posix()
-        text += f" (at {relative}:{last.lineno})"
-    return text
+    place = None if isinstance(error, SyntaxError) else where_raised(error, root)
+    return f"{text} (at {place})" if place else text
 
 
 @contextmanager

@@ -97,12 +97,29 @@ def _rule_failure(rule: Rule | type[Rule], error: BaseException, root: Path) -> 
     if module.partition(".")[0] in ("lintkit", "lion_lint"):
         return InternalError(f"{message}\n{traceback.format_exc()}")
     source = sys.modules[module].__file__ if module in sys.modules else None
-    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
-             if source and frame.filename == source]
-    if source and lines:
-        place = os.path.relpath(source, root) if Path(source).is_relative_to(root) else source
-        message = f"{message} (at {Path(place).as_posix()}:{lines[-1]})"
+    place = where_raised(error, root, source) if source else None
+    if place:
+        message = f"{message} (at {place})"
     return InternalError(f"{message}\n{traceback.format_exc()}", plugin=module)
+
+
+def where_raised(error: BaseException, root: Path, source: str | None = None) -> str | None:
+    """``path:line`` of the innermost frame of ``error``'s traceback in the file ``source``,
+    or with no ``source``, in any file under ``root``; the path is relative to ``root``
+    where it lies inside it. None when no frame is there."""
+    resolved_root = root.resolve()
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if source is not None and frame.filename != source:
+            continue
+        if frame.filename.startswith("<"):  # "<frozen importlib._bootstrap>": not a file
+            continue
+        path = Path(frame.filename).resolve()
+        inside = path.is_relative_to(resolved_root)
+        if source is None and not inside:
+            continue
+        shown = path.relative_to(resolved_root).as_posix() if inside else frame.filename
+        return f"{shown}:{frame.lineno}"
+    return None
 
 
 def _checked(item: object) -> Diagnostic:
