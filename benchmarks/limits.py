@@ -77,8 +77,8 @@ def parse_costs(paths: list[str], sources: list[bytes], runs: int) -> dict[str, 
     """Median totals (seconds) over the files that parse: LibCST's parse with the collector
     on (the floor, as bench.py measures it), and, with the collector paused as in lion-lint's
     workers, the parse without re-validation, one codegen pass, lion-lint's position pass,
-    its whole phase 1 and CPython's ast.parse. They alternate file by file, so that a machine whose speed
-    drifts (a shared VM) slows all of them alike."""
+    its whole phase 1 and CPython's ast.parse. They alternate file by file, so that a
+    machine whose speed drifts (a shared VM) slows all of them alike."""
     import ast
     import gc
 

@@ -216,10 +216,10 @@ def _installed_at(name: str, root: Path) -> str | None:
         return None
     places = [spec.origin] if spec.origin and spec.has_location else []
     places += [p for p in spec.submodule_search_locations or () if Path(p).exists()]
-    outside = [p for p in places if not Path(p).resolve().is_relative_to(root.resolve())]
-    if places:
-        return outside[0] if outside else None
-    return spec.origin or "found by an import hook"  # an editable install, say
+    if not places:  # found, but nowhere on disk (an editable install's import hook, say)
+        return spec.origin or "found by an import hook"
+    inside = root.resolve()
+    return next((p for p in places if not Path(p).resolve().is_relative_to(inside)), None)
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -41,6 +41,8 @@ def _codegen(self: CSTNode, state: CodegenState, **kwargs: Any) -> None:
 
 
 def _codegen_without_hooks(self: CSTNode, state: CodegenState, **kwargs: Any) -> None:
+    # The dispatch of _codegen, not a call to a shared one: that would be one more call per
+    # node, and passing **kwargs on would send it through C again.
     if kwargs:
         type(self)._codegen_impl(self, state, **kwargs)  # type: ignore[call-arg]
     else:
