@@ -217,8 +217,8 @@ def test_the_library_replays_the_same_results_until_lion_lint_changes(
         return [(r.root, r.diagnostics, r.suppressed, r.files_checked) for r in results]
 
     full = lint_paths([tmp_path], None, compose, options)
-    replayed = replay([tmp_path], None, options)
+    replayed = replay([tmp_path], None, options).results
     assert replayed is not None and summary(replayed) == summary(full)
-    assert replay([tmp_path], None, RunOptions(use_cache=False)) is None
+    assert replay([tmp_path], None, RunOptions(use_cache=False)).results is None
     monkeypatch.setattr(lintkit, "__version__", "999.0.0")
-    assert replay([tmp_path], None, options) is None
+    assert replay([tmp_path], None, options).results is None

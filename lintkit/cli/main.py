@@ -216,17 +216,18 @@ def check(**kwargs: Any) -> None:
             # The first run of a plain check may replay the last result without importing
             # pydantic or any rule (lintkit.engine.replay); --fix and --diff re-lint after
             # writing, and SARIF describes every rule, so they always run in full.
-            results = None
+            results, ahead = None, None
             if first and not (args.fix or args.diff or args.output_format == "sarif"):
                 from lintkit.engine.replay import replay
 
-                results = replay(targets, args.config_file, replace(options, stdin=stdin))
+                replayed = replay(targets, args.config_file, replace(options, stdin=stdin))
+                results, ahead = replayed.results, replayed.ahead
             if results is None:
                 from lintkit.cli.compose import compose
                 from lintkit.engine.run import lint_paths
 
                 results = lint_paths(targets, args.config_file, compose,
-                                     replace(options, stdin=stdin))
+                                     replace(options, stdin=stdin, parsed_ahead=ahead))
             if changed is not None:
                 from lintkit.engine.changes import on_changed_lines
 

@@ -52,12 +52,15 @@ class Phase1Options:
     cache_dir: Path | None = None
     #: Worker processes for the files that must be parsed; None: the usable cores.
     jobs: int | None = None
+    #: Files already being parsed into the cache (by a replay that missed), if any.
+    ahead: ParsedAhead | None = None
 
 
 @dataclass
 class Phase1Result:
     facts: list[FileFacts]
-    #: The paths parsed in this run (the rest came from the cache or could not be read).
+    #: The paths this phase parsed (the rest came from the cache, a file parsed ahead among
+    #: them, or could not be read).
     parsed: list[str] = field(default_factory=list)
     from_cache: int = 0
     #: Worker processes used (0: everything ran in this process).
@@ -82,13 +85,13 @@ def phase1_settings(settings: Any) -> dict[str, Any]:
 
 
 def options_for(root: Path, settings: Any, *, use_cache: bool, cache_dir: Path | None = None,
-                jobs: int | None = None) -> Phase1Options:
+                jobs: int | None = None, ahead: ParsedAhead | None = None) -> Phase1Options:
     """Phase-1 options for a project: ``cache_dir`` overrides the ``cache-dir`` setting
     (which is relative to the project root)."""
     directory = None
     if use_cache:
         directory = cache_dir if cache_dir is not None else root / settings.cache_dir
-    return Phase1Options(cache_dir=directory, jobs=jobs)
+    return Phase1Options(cache_dir=directory, jobs=jobs, ahead=ahead)
 
 
 def too_large(path: str, size: int, limit: int) -> FileFacts:
@@ -152,11 +155,17 @@ class Survey:
         return sorted(known)
 
 
+def facts_cache(root: Path, directory: Path, settings: Any) -> FactsCache:
+    """The cache of a project's facts in ``directory``, under this run's salt."""
+    from lintkit import __version__
+
+    return FactsCache(directory, root, cache_salt(__version__, FACTS_VERSION,
+                                                  phase1_settings(settings)))
+
+
 def survey(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
            options: Phase1Options, settings: Any = None) -> Survey:
     """Read and hash every file, and find which ones the cache holds."""
-    from lintkit import __version__
-
     cache = None
     if options.cache_dir is not None:
         unusable = unusable_cache_directory(options.cache_dir, root)
@@ -166,8 +175,7 @@ def survey(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
             raise ConfigError(f"cannot keep the cache in {options.cache_dir}: {unusable}; set "
                               "cache-dir (or --cache-dir) to a new or empty directory, or "
                               "run with --no-cache")
-        salt = cache_salt(__version__, FACTS_VERSION, phase1_settings(settings))
-        cache = FactsCache(options.cache_dir, root, salt)
+        cache = facts_cache(root, options.cache_dir, settings)
     found = Survey(root, cache, [None] * len(paths), [])
     limit = getattr(settings, "max_file_size", 0)
     for index, path in enumerate(paths):
@@ -201,11 +209,17 @@ def finish_phase1(found: Survey, options: Phase1Options,
                   progress: Progress | None = None) -> Phase1Result:
     """Decode the cache hits of a survey and parse its misses."""
     root, cache = found.root, found.cache
+    ahead = options.ahead if options.ahead is not None and options.ahead.serves(cache) else None
     hits: list[_Work] = []
     todo: list[_Work] = []
+    awaited: list[_Work] = []  # being parsed into the cache ahead of this run
     for work in found.works:
-        seen = cache is not None and cache.has_entry(work.path, work.digest)
-        (hits if seen else todo).append(work)
+        if cache is not None and cache.has_entry(work.path, work.digest):
+            hits.append(work)
+        elif ahead is not None and work.store and work.path in ahead.paths:
+            awaited.append(work)
+        else:
+            todo.append(work)
     facts = list(found.facts)
     total = len(facts)
     result = Phase1Result(facts=[])
@@ -214,19 +228,28 @@ def finish_phase1(found: Survey, options: Phase1Options,
     with collector_paused():
         # The misses go to the workers first, so that they parse (and import LibCST)
         # while this process decodes the hits.
-        parsed, stop = _start_extraction(root, todo, options.jobs, cache, result, len(hits))
+        parsed, stop = _start_extraction(root, todo, options.jobs, cache, result,
+                                         len(hits) + len(awaited))
         late: list[_Work] = []
+        done = total - len(hits) - len(todo) - len(awaited)
+
+        def decode(work: _Work) -> None:
+            nonlocal done
+            decoded = _decode_entry(cache, work) if cache is not None else None
+            if decoded is None:  # damaged or replaced since its header was read
+                late.append(work)
+                return
+            facts[work.index] = decoded
+            done += 1
+            _decoded(done, total, progress)
+
         try:
-            done = total - len(hits) - len(todo)
             for work in hits:
-                decoded = _decode_entry(cache, work) if cache is not None else None
-                if decoded is None:  # damaged or replaced since its header was read
-                    late.append(work)
-                    continue
-                facts[work.index] = decoded
-                result.from_cache += 1
-                done += 1
-                _decoded(done, total, progress)
+                decode(work)
+            if ahead is not None and awaited:
+                ahead.wait()  # all else is decoded: only now are its files needed
+                for work in awaited:
+                    decode(work)
             for index, text in chain(parsed, _extract_each(root, late, cache)):
                 facts[index] = facts_from_data(json.loads(text))
                 done += 1
@@ -234,6 +257,7 @@ def finish_phase1(found: Survey, options: Phase1Options,
         except BaseException:  # Ctrl-C or a bug: the workers must not outlive the run
             stop()
             raise
+    result.from_cache = len(hits) + len(awaited) - len(late)
     result.parsed = [work.path for work in (*todo, *late)]
     result.facts = [f for f in facts if f is not None]
     return result
@@ -382,6 +406,77 @@ def _stop_workers(executor: Any) -> None:
     # Bad file descriptor" with a traceback (a CPython bug, gh-132969 and kin).
     if manager is not None:
         manager.join(timeout=5)
+
+
+class ParsedAhead:
+    """A few changed files being parsed into the cache by a child process.
+
+    A warm run that misses its replay because a few files changed (see
+    ``lintkit.engine.replay``) knows which ones a tenth of a second before the full run
+    could start parsing them: the configuration's model, the rules and a survey of every
+    file come first. Started then, the child imports LibCST and parses meanwhile; the full
+    run decodes every other file and then finds these in the cache (``finish_phase1``).
+    """
+
+    def __init__(self, cache: FactsCache, paths: frozenset[str], process: Any) -> None:
+        self.cache = cache
+        #: The project files (relative to its root) the child parses.
+        self.paths = paths
+        self._process = process
+
+    def serves(self, cache: FactsCache | None) -> bool:
+        """Whether the child fills this cache (of this project, under this salt)."""
+        return (cache is not None and cache.entries == self.cache.entries
+                and cache.place == self.cache.place)
+
+    def wait(self) -> None:
+        """Until the child is done (whatever it managed is in the cache; the rest, the
+        full run parses itself)."""
+        self._process.join()
+
+
+def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int | None,
+                max_file_size: int = 0) -> ParsedAhead | None:
+    """Start parsing ``paths`` of the project at ``root`` into ``cache``, when there are
+    few enough for one process (more go to the full run's pool) and a second process can
+    run (more than one job, and forking, on Linux, starts it in a few milliseconds)."""
+    size = 0
+    for path in paths:
+        try:
+            size += os.stat(os.path.join(root, path)).st_size
+        except OSError:
+            pass
+    few = len(paths) < POOL_MIN_FILES or size < POOL_MIN_BYTES
+    if not paths or not few or jobs == 1 or usable_cores() == 1 \
+            or not sys.platform.startswith("linux"):
+        return None
+    import multiprocessing
+
+    process = multiprocessing.get_context("fork").Process(
+        target=_parse_into_cache, args=(root, list(paths), cache, max_file_size, os.getpid()),
+        daemon=True)
+    process.start()
+    return ParsedAhead(cache, frozenset(paths), process)
+
+
+def _parse_into_cache(root: Path, paths: list[str], cache: FactsCache, max_file_size: int,
+                      parent: int) -> None:
+    """The child of ``parse_ahead``: parse each file the cache lacks and store its facts."""
+    _worker_started(parent)
+    try:
+        for path in paths:
+            try:
+                source = (root / path).read_bytes()
+            except OSError:
+                continue  # the full run reports it
+            if max_file_size and len(source) > max_file_size:
+                continue  # never parsed: the full run reports it
+            digest = content_hash(source)
+            if not cache.has_entry(path, digest):  # touched, not changed
+                work = _Work(0, path, len(source), source, store=True, digest=digest)
+                next(_extract_each(root, [work], cache))
+    except BaseException:  # the full run parses what is missing, and reports any error
+        os._exit(1)
 
 
 def _worker_started(parent: int) -> None:

@@ -25,6 +25,7 @@ from lintkit.engine.discovery import discover, is_excluded, is_included, named_p
 if TYPE_CHECKING:
     from lintkit.config.load import LoadedConfig
     from lintkit.core.rule import Rule
+    from lintkit.engine.phase1 import ParsedAhead
 
 
 class InternalError(Exception):
@@ -64,6 +65,8 @@ class RunOptions:
     #: object by object, a quarter of a second on the standard library. A run over nested
     #: projects frees each earlier one before it lints the next.
     keep_project: bool = False
+    #: Files a replay that missed is parsing into the cache meanwhile (``Replay.ahead``).
+    parsed_ahead: ParsedAhead | None = None
 
 
 @dataclass

@@ -24,6 +24,10 @@ run: no note, another invocation, a touched module, a file that is new, gone or 
 nested project within the targets. Each of those is noticed before any file is read, so a
 miss costs little more than discovering the files once more. The replay never stands in for
 a computation the full run would not have replayed itself.
+
+When the miss is a few files new or changed, the replay also starts parsing them into the
+facts cache in a child process (``phase1.ParsedAhead``), which the full run then waits for:
+an edit is parsed while the full run imports the rules and decodes the other files' facts.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import hashlib
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -39,7 +44,8 @@ from typing import Any
 import lintkit
 from lintkit.config.locate import ConfigError
 from lintkit.engine import phase1
-from lintkit.engine.cache import cache_place, configured_directory, file_hash, write_entry
+from lintkit.engine.cache import (cache_place, configured_directory, file_hash,
+                                  unusable_cache_directory, write_entry)
 from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, empty_project, plan,
                                      saved_as, scope_of, settle_result)
 from lintkit.engine.results import ResultsCache, stamps
@@ -48,21 +54,28 @@ from lintkit.engine.results import ResultsCache, stamps
 NOTE_VERSION = 2
 
 
-def replay(paths: list[Path], config_path: Path | None,
-           options: RunOptions) -> list[ProjectResult] | None:
-    """The results of every project the paths reach, each replayed from its last run, or
-    None when any project cannot be (then the caller runs them all in full)."""
+@dataclass
+class Replay:
+    #: The result of every project the paths reach; None when any project cannot be
+    #: replayed (then the caller runs them all in full).
+    results: list[ProjectResult] | None
+    #: The few files a missed replay found changed, being parsed meanwhile for the full run.
+    ahead: phase1.ParsedAhead | None = None
+
+
+def replay(paths: list[Path], config_path: Path | None, options: RunOptions) -> Replay:
+    """Every project the paths reach, each replayed from its last run if it can be."""
     if options.record_baseline or not options.use_cache:
-        return None
+        return Replay(None)
     if options.stdin is not None and not saved_as(*options.stdin):
-        return None  # an editor's unsaved buffer: known before the note is read
+        return Replay(None)  # an editor's unsaved buffer: known before the note is read
     results = []
     for root, (config, targets) in sorted(plan(paths, config_path).items()):
         result = _replay_project(root, config, targets, options)
-        if result is None:
-            return None
+        if not isinstance(result, ProjectResult):
+            return Replay(None, result)
         results.append(result)
-    return results
+    return Replay(results)
 
 
 def write_note(root: Path, config_path: Path | None, options: RunOptions,
@@ -89,7 +102,9 @@ def write_note(root: Path, config_path: Path | None, options: RunOptions,
 
 
 def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
-                    options: RunOptions) -> ProjectResult | None:
+                    options: RunOptions) -> ProjectResult | phase1.ParsedAhead | None:
+    """The project's result, replayed; or when it cannot be, the files found changed
+    being parsed ahead (if few), or None."""
     try:
         directory = options.cache_dir or configured_directory(root, config_path)
         note = json.loads(_note_path(root, directory).read_bytes())
@@ -108,9 +123,12 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
             ConfigError):
         return None  # no note, or a damaged or foreign one: run in full
     scope = scope_of(root, config_path, settings, targets, options)
-    if (scope.overrides or scope.nested_reached(targets)
-            or _file_stamps(root, scope.paths) != recorded_files):
+    if scope.overrides or scope.nested_reached(targets):
         return None  # an editor's unsaved buffer is never replayed
+    found_files = _file_stamps(root, scope.paths)
+    if found_files != recorded_files:
+        return _parse_changed_ahead(root, directory, settings, options, found_files,
+                                    recorded_files)
     found = phase1.survey(root, scope.paths, {}, phase1.options_for(
         root, settings, use_cache=True, cache_dir=directory), settings)
     files = found.fingerprint()
@@ -126,6 +144,19 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
     settle_result(result, scope, empty_project(root, {}), set(rules_part["active"]),
                   config_path, settings.baseline, options)
     return result
+
+
+def _parse_changed_ahead(root: Path, directory: Path, settings: Any, options: RunOptions,
+                         found_files: list[list[Any]],
+                         recorded_files: list[list[Any]]) -> phase1.ParsedAhead | None:
+    """Start parsing the files that are new or changed since the note, for the full run."""
+    recorded = {tuple(stamp) for stamp in recorded_files}
+    changed = [path for path, size, mtime in found_files if (path, size, mtime) not in recorded]
+    if not changed or unusable_cache_directory(directory, root):
+        return None
+    cache = phase1.facts_cache(root, directory, settings)
+    return phase1.parse_ahead(root, changed, cache, options.jobs,
+                              getattr(settings, "max_file_size", 0))
 
 
 def _invocation(root: Path, config_path: Path | None, options: RunOptions) -> str:

@@ -199,7 +199,8 @@ def build_project(config: LoadedConfig, paths: list[str] | None = None,
 
 def _phase1_options(config: LoadedConfig, options: RunOptions) -> phase1.Phase1Options:
     return phase1.options_for(config.root, config.settings, use_cache=options.use_cache,
-                              cache_dir=options.cache_dir, jobs=options.jobs)
+                              cache_dir=options.cache_dir, jobs=options.jobs,
+                              ahead=options.parsed_ahead)
 
 
 def _index(config: LoadedConfig, facts: list[FileFacts], overrides: dict[str, bytes],

@@ -1,0 +1,138 @@
+"""A replay that misses because a few files changed parses them ahead, in a child process,
+while the full run starts up; the full run then reads their facts from the cache."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from lintkit.cli.compose import compose
+from lintkit.config.model import Settings
+from lintkit.core.facts import facts_to_data
+from lintkit.engine import phase1
+from lintkit.engine.cache import content_hash
+from lintkit.engine.discovery import discover
+from lintkit.engine.projects import RunOptions
+from lintkit.engine.replay import replay
+from lintkit.engine.run import lint_paths
+from tests.phase1_support import make_project
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="files are parsed ahead only where forking is cheap")
+
+BAD = "src/pkg/bad.py"
+
+
+def _warm(root: Path) -> RunOptions:
+    """A project linted once with the cache, so that its next run may replay."""
+    make_project(root)
+    options = RunOptions(use_cache=True, jobs=2)
+    lint_paths([root], None, compose, options)
+    return options
+
+
+def _summary(results: list) -> list:
+    return [(r.root, r.diagnostics, r.suppressed, r.files_checked) for r in results]
+
+
+def _cache(root: Path) -> phase1.FactsCache:
+    return phase1.facts_cache(root, root / ".lion-lint-cache", Settings())
+
+
+def _paths(root: Path) -> list[str]:
+    return discover(root, Settings())[0]
+
+
+def test_a_missed_replay_parses_the_changed_file_ahead_for_the_full_run(tmp_path: Path) -> None:
+    options = _warm(tmp_path)
+    changed = (tmp_path / BAD).read_bytes() + b"\nEXTRA = 1\n"
+    (tmp_path / BAD).write_bytes(changed)
+    missed = replay([tmp_path], None, options)
+    assert missed.results is None and missed.ahead is not None
+    assert missed.ahead.paths == {BAD}
+    missed.ahead.wait()
+    assert _cache(tmp_path).has_entry(BAD, content_hash(changed))
+    full = lint_paths([tmp_path], None, compose, replace(options, parsed_ahead=missed.ahead))
+    fresh = lint_paths([tmp_path], None, compose, RunOptions(jobs=1))
+    assert _summary(full) == _summary(fresh)
+
+
+def test_a_touched_file_is_not_parsed_again(tmp_path: Path) -> None:
+    options = _warm(tmp_path)
+    entry = _cache(tmp_path).entry_path(BAD)
+    before = entry.stat().st_ino
+    time.sleep(0.01)
+    (tmp_path / BAD).write_bytes((tmp_path / BAD).read_bytes())  # new mtime, same bytes
+    missed = replay([tmp_path], None, options)
+    assert missed.results is None and missed.ahead is not None
+    missed.ahead.wait()
+    assert entry.stat().st_ino == before  # entries are replaced by renaming: not rewritten
+
+
+def test_nothing_is_parsed_ahead_with_one_job_or_many_changes(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    cache = _cache(tmp_path)
+    assert phase1.parse_ahead(tmp_path, [BAD], cache, jobs=1) is None
+    assert phase1.parse_ahead(tmp_path, [], cache, jobs=2) is None
+    for number in range(phase1.POOL_MIN_FILES):
+        (tmp_path / f"src/pkg/big_{number}.py").write_text("x = 1\n" * 3_000)  # 18 KB
+    many = [f"src/pkg/big_{number}.py" for number in range(phase1.POOL_MIN_FILES)]
+    assert phase1.parse_ahead(tmp_path, many, cache, jobs=2) is None  # the pool's work
+    ahead = phase1.parse_ahead(tmp_path, many[:-1], cache, jobs=2)
+    assert ahead is not None
+    ahead.wait()
+
+
+class _Recorded(phase1.ParsedAhead):
+    waited = 0
+
+    def wait(self) -> None:
+        type(self).waited += 1
+        super().wait()
+
+
+def _parse_later(root: Path, paths: list[str], cache: phase1.FactsCache) -> None:
+    time.sleep(0.5)  # still parsing when the full run has decoded the rest
+    phase1._parse_into_cache(root, paths, cache, 0, multiprocessing.parent_process().pid)
+
+
+def _die(*_: object) -> None:
+    pass  # a child that stored nothing (killed, out of memory)
+
+
+@pytest.mark.parametrize("child", [_parse_later, _die], ids=["parses", "dies"])
+def test_the_full_run_decodes_the_rest_then_waits_for_the_files_parsed_ahead(
+        tmp_path: Path, child: object) -> None:
+    make_project(tmp_path)
+    paths = _paths(tmp_path)
+    cached = phase1.Phase1Options(cache_dir=tmp_path / ".lion-lint-cache", jobs=2)
+    phase1.run_phase1(tmp_path, paths, {}, cached)
+    (tmp_path / BAD).write_text((tmp_path / BAD).read_text() + "\nEXTRA = 1\n")
+    cache = _cache(tmp_path)
+    process = multiprocessing.get_context("fork").Process(
+        target=child, args=(tmp_path, [BAD], cache), daemon=True)
+    process.start()
+    _Recorded.waited = 0
+    ahead = _Recorded(cache, frozenset([BAD]), process)
+    result = phase1.run_phase1(tmp_path, paths, {}, replace(cached, ahead=ahead))
+    assert _Recorded.waited == 1
+    # Parsed by the child: read from the cache. Not parsed by it: parsed here, after all.
+    assert result.parsed == ([] if child is _parse_later else [BAD])
+    assert result.from_cache == len(paths) - len(result.parsed)
+    alone = phase1.run_phase1(tmp_path, paths, {}, phase1.Phase1Options(jobs=1))
+    assert [facts_to_data(f) for f in result.facts] == [facts_to_data(f) for f in alone.facts]
+
+
+def test_a_parse_ahead_for_another_cache_is_ignored(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    ahead = phase1.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2)
+    assert ahead is not None
+    ahead.wait()
+    elsewhere = phase1.facts_cache(tmp_path, tmp_path / "other-cache", Settings())
+    assert ahead.serves(_cache(tmp_path)) and not ahead.serves(elsewhere)
+    assert not ahead.serves(None)
