@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -84,6 +85,22 @@ def test_nothing_is_parsed_ahead_with_one_job_or_many_changes(tmp_path: Path) ->
     many = [f"src/pkg/big_{number}.py" for number in range(phase1.POOL_MIN_FILES)]
     assert phase1.parse_ahead(tmp_path, many, cache, jobs=2) is None  # the pool's work
     ahead = phase1.parse_ahead(tmp_path, many[:-1], cache, jobs=2)
+    assert ahead is not None
+    ahead.wait()
+
+
+def test_nothing_is_parsed_ahead_from_a_process_with_other_threads(tmp_path: Path) -> None:
+    """Forking copies a lock another thread holds, held for good in the child."""
+    make_project(tmp_path)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert phase1.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2) is None
+    finally:
+        release.set()
+        other.join()
+    ahead = phase1.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2)
     assert ahead is not None
     ahead.wait()
 

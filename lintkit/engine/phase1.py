@@ -439,7 +439,8 @@ def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int |
                 max_file_size: int = 0) -> ParsedAhead | None:
     """Start parsing ``paths`` of the project at ``root`` into ``cache``, when there are
     few enough for one process (more go to the full run's pool) and a second process can
-    run (more than one job, and forking, on Linux, starts it in a few milliseconds)."""
+    run (more than one job, and forking, on Linux, starts it in a few milliseconds) safely
+    (this process has no other thread)."""
     size = 0
     for path in paths:
         try:
@@ -451,6 +452,12 @@ def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int |
             or not sys.platform.startswith("linux"):
         return None
     import multiprocessing
+    import threading
+
+    # A lock another thread holds when this one forks stays held in the child for good
+    # (a library caller may have threads; the command line has none at this point).
+    if threading.active_count() > 1:
+        return None
 
     process = multiprocessing.get_context("fork").Process(
         target=_parse_into_cache, args=(root, list(paths), cache, max_file_size, os.getpid()),
