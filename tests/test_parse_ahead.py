@@ -9,6 +9,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,6 +104,23 @@ def test_nothing_is_parsed_ahead_from_a_process_with_other_threads(tmp_path: Pat
     ahead = phase1.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2)
     assert ahead is not None
     ahead.wait()
+
+
+def _ahead_from_a_daemon(root: Path, answer: Any) -> None:
+    answer.send(phase1.parse_ahead(root, [BAD], _cache(root), jobs=2) is None)
+
+
+def test_nothing_is_parsed_ahead_from_a_daemonic_process(tmp_path: Path) -> None:
+    """multiprocessing lets no daemonic process have children: the run goes on without."""
+    make_project(tmp_path)
+    receive, send = multiprocessing.Pipe(duplex=False)
+    daemon = multiprocessing.get_context("fork").Process(
+        target=_ahead_from_a_daemon, args=(tmp_path, send), daemon=True)
+    daemon.start()
+    send.close()  # the daemon's end only: its dying early ends the pipe
+    assert receive.poll(60) and receive.recv() is True
+    daemon.join()
+    assert daemon.exitcode == 0
 
 
 class _Recorded(phase1.ParsedAhead):

@@ -455,14 +455,17 @@ def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int |
     import threading
 
     # A lock another thread holds when this one forks stays held in the child for good
-    # (a library caller may have threads; the command line has none at this point).
-    if threading.active_count() > 1:
+    # (a library caller may have threads; the command line has none at this point). A
+    # daemonic process may have no children.
+    if threading.active_count() > 1 or multiprocessing.current_process().daemon:
         return None
-
     process = multiprocessing.get_context("fork").Process(
         target=_parse_into_cache, args=(root, list(paths), cache, max_file_size, os.getpid()),
         daemon=True)
-    process.start()
+    try:
+        process.start()
+    except OSError:  # no process to be had (a limit, no memory): the full run parses them
+        return None
     return ParsedAhead(cache, frozenset(paths), process)
 
 
