@@ -440,7 +440,7 @@ def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int |
     """Start parsing ``paths`` of the project at ``root`` into ``cache``, when there are
     few enough for one process (more go to the full run's pool) and a second process can
     run (more than one job, and forking, on Linux, starts it in a few milliseconds) safely
-    (this process has no other thread)."""
+    (this process has no other thread and is no daemon). None when it does not start."""
     size = 0
     for path in paths:
         try:
