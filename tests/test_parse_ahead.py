@@ -4,6 +4,7 @@ while the full run starts up; the full run then reads their facts from the cache
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
 import sys
 import threading
 import time
@@ -121,6 +122,51 @@ def test_nothing_is_parsed_ahead_from_a_daemonic_process(tmp_path: Path) -> None
     assert receive.poll(60) and receive.recv() is True
     daemon.join()
     assert daemon.exitcode == 0
+
+
+# lion-lint's command line, saying at the end whether its own process imported LibCST
+# (not a child's: a forked child runs the same os._exit).
+_SAYS_WHO_PARSED = """
+import os, sys
+main_process = os.getpid()
+exit_now = os._exit
+said_path = sys.argv[1]
+
+def exit_saying(code):
+    if os.getpid() == main_process:
+        with open(said_path, "w") as said:
+            said.write(str("libcst" in sys.modules))
+    exit_now(code)
+
+os._exit = exit_saying
+sys.argv = ["lion-lint", *sys.argv[2:]]
+from lintkit.cli.main import main
+main()
+"""
+
+
+def _check_saying(root: Path, *args: str) -> tuple[str, bool]:
+    """The JSON report of ``lion-lint check ARGS`` and whether its process imported LibCST."""
+    said = root.parent / f"{root.name}-said.txt"  # outside the project
+    done = subprocess.run([sys.executable, "-c", _SAYS_WHO_PARSED, str(said), "check",
+                           "--output-format", "json", *args], cwd=root, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    return done.stdout, said.read_text() == "True"
+
+
+def test_the_command_line_leaves_an_edit_to_the_child_and_reports_as_a_cold_run(
+        tmp_path: Path) -> None:
+    make_project(tmp_path)
+    _check_saying(tmp_path, "--jobs", "2")  # cold: notes the run
+    (tmp_path / BAD).write_text((tmp_path / BAD).read_text() + "\nEXTRA = 1\n")
+    report, parsed_here = _check_saying(tmp_path, "--jobs", "2")
+    assert not parsed_here  # the child parsed it; this process only read the cache
+    assert report == _check_saying(tmp_path, "--jobs", "2", "--no-cache")[0]
+    (tmp_path / BAD).write_text((tmp_path / BAD).read_text() + "\nMORE = 2\n")
+    _check_saying(tmp_path, "--jobs", "1")  # notes this invocation
+    (tmp_path / BAD).write_text((tmp_path / BAD).read_text() + "\nLAST = 3\n")
+    assert _check_saying(tmp_path, "--jobs", "1")[1]  # one job: parsed here
 
 
 class _Recorded(phase1.ParsedAhead):
