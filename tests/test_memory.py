@@ -19,6 +19,7 @@ import pytest
 from lintkit.cli.compose import compose
 from lintkit.engine.phase1 import _libc_function, _malloc_trim
 from lintkit.engine.run import RunOptions, lint_paths
+from tests.phase1_support import add_local_rule, make_project, run
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "lionish"
 
@@ -80,6 +81,26 @@ def test_keep_project_keeps_the_last_project_only(tmp_path: Path) -> None:
     del results, last
     assert _indexes_alive() == before
     assert lint_paths([outer / "inner"], None, compose, RunOptions())[0].project is None
+
+
+_NOTES_ITS_FREEING = """\
+    def __del__(self):
+        with open(__file__ + ".freed", "a") as note:
+            note.write("freed")
+
+    def check(self, project):"""
+
+
+def test_the_command_line_ends_without_freeing_what_the_run_made(tmp_path: Path) -> None:
+    """Freeing a project object by object only delays the exit (a quarter of a second on
+    the standard library): the command line's process ends with everything still alive.
+    A rule instance that notes when it is freed is never freed."""
+    make_project(tmp_path)
+    rule = add_local_rule(tmp_path)
+    rule.write_text(rule.read_text().replace("    def check(self, project):", _NOTES_ITS_FREEING))
+    result = run("check", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 1 and "LL001" in result.stdout, result.stderr
+    assert not (tmp_path / "tools/house.py.freed").exists()
 
 
 # Scattered frees, as a parse leaves them: one block in eight stays alive, so the C heap

@@ -634,7 +634,9 @@ def main() -> None:
     try:
         status = cli.main(prog_name="lion-lint", standalone_mode=False)
     except SystemExit as exit_:
-        status = exit_.code
+        # Left here, not after the block: leaving it drops the exception, whose traceback
+        # holds the command's frames, and with them the project, freed object by object.
+        _leave(exit_.code)
     except (KeyboardInterrupt, click.exceptions.Abort) as stop:
         # click re-raises an interrupt met inside a command as Abort, from the interrupt.
         terminated = isinstance(stop, _Terminated) or isinstance(stop.__cause__, _Terminated)
