@@ -441,15 +441,10 @@ def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int |
     few enough for one process (more go to the full run's pool) and a second process can
     run (more than one job, and forking, on Linux, starts it in a few milliseconds) safely
     (this process has no other thread and is no daemon). None when it does not start."""
-    size = 0
-    for path in paths:
-        try:
-            size += os.stat(os.path.join(root, path)).st_size
-        except OSError:
-            pass
-    few = len(paths) < POOL_MIN_FILES or size < POOL_MIN_BYTES
-    if not paths or not few or jobs == 1 or usable_cores() == 1 \
-            or not sys.platform.startswith("linux"):
+    if not paths or jobs == 1 or usable_cores() == 1 or not sys.platform.startswith("linux"):
+        return None
+    # As few as the pool would not take (its test): sizes are looked up only when needed.
+    if len(paths) >= POOL_MIN_FILES and _total_size(root, paths) >= POOL_MIN_BYTES:
         return None
     import multiprocessing
     import threading
@@ -467,6 +462,16 @@ def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int |
     except OSError:  # no process to be had (a limit, no memory): the full run parses them
         return None
     return ParsedAhead(cache, frozenset(paths), process)
+
+
+def _total_size(root: Path, paths: Sequence[str]) -> int:
+    size = 0
+    for path in paths:
+        try:
+            size += os.stat(os.path.join(root, path)).st_size
+        except OSError:
+            pass  # gone since: the full run reports it
+    return size
 
 
 def _parse_into_cache(root: Path, paths: list[str], cache: FactsCache, max_file_size: int,
