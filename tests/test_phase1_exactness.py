@@ -11,6 +11,7 @@ encoded, on real code (a slice of the standard library) and on text built to be 
 from __future__ import annotations
 
 import json
+import sys
 import sysconfig
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,10 +31,10 @@ Span = tuple[int, int, int, int]
 class _ReferenceState(CodegenState):
     """Tracks the line and column through every token; records the wanted nodes."""
 
-    def __init__(self, module: cst.Module, wanted: set[int]) -> None:
+    def __init__(self, module: cst.Module, wanted: set[int], first_line: int) -> None:
         super().__init__(default_indent=module.default_indent,
                          default_newline=module.default_newline)
-        self.line, self.column = 1, 0
+        self.line, self.column = first_line, 0
         self.wanted = wanted
         self.starts: dict[int, tuple[int, int]] = {}
         self.syntactic: set[int] = set()
@@ -80,8 +81,8 @@ class _ReferenceState(CodegenState):
         self.spans[key] = (line, column + 1, self.line, self.column + 1)
 
 
-def reference_spans(module: cst.Module, wanted: set[int]) -> dict[int, Span]:
-    state = _ReferenceState(module, wanted)
+def reference_spans(module: cst.Module, wanted: set[int], first_line: int = 1) -> dict[int, Span]:
+    state = _ReferenceState(module, wanted, first_line)
     module._codegen(state)
     return state.spans
 
@@ -155,6 +156,7 @@ def test_facts_equal_the_plain_parse_and_the_reference_positions(
     monkeypatch.setattr(extract_module, "node_spans", reference_spans)
     monkeypatch.setattr(extract_module, "_WALKED_TYPES",
                         extract_module._NODE_TYPES - extract_module._SKIPPED_TYPES)
+    monkeypatch.setattr(extract_module, "PIECEWISE_MIN_BYTES", sys.maxsize)  # parsed whole
     plain = _facts_json("m.py", source)
     assert fast == plain
     assert '"error":null' in fast.replace(" ", "")  # the samples parse: spans were compared

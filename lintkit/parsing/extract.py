@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,6 +32,7 @@ from lintkit.core.facts import (
 )
 from lintkit.parsing.cstparse import parse_module
 from lintkit.parsing.guard import refusal, with_deep_stack
+from lintkit.parsing.pieces import PIECEWISE_MIN_BYTES, pieces
 from lintkit.parsing.positions import node_spans
 from lintkit.parsing.suppressions import find_suppressions
 
@@ -181,8 +182,10 @@ class _Extractor:
         self.pending.append((obj, attr, node))
         self.wanted.add(id(node))
 
-    def resolve_positions(self, module: cst.Module) -> None:
-        spans = node_spans(module, self.wanted)
+    def resolve_positions(self, module: cst.Module, first_line: int = 1) -> None:
+        """Give the facts taken from ``module`` (a module, or a piece of one whose code
+        begins on line ``first_line``) their positions, and let go of its nodes."""
+        spans = node_spans(module, self.wanted, first_line)
         for obj, attr, node in self.pending:
             span = spans.get(id(node), NO_SPAN)
             if attr == "keyword_line":
@@ -195,6 +198,10 @@ class _Extractor:
                 obj.header = (span[0], span[1], old[2], old[3])
             else:
                 setattr(obj, attr, span)
+        # Keyed by node and by id(node): a later piece's nodes may reuse the ids.
+        self.pending.clear()
+        self.wanted.clear()
+        self.call_summaries.clear()
 
     # --- expressions -------------------------------------------------------------------------
 
@@ -661,8 +668,9 @@ def extract(path: str, source: bytes, is_package: bool,
             after_parse: Callable[[], None] | None = None) -> FileFacts:
     """Parse ``source`` with LibCST and return its facts (a parse error becomes ``error``).
 
-    ``after_parse`` runs once the tree is built, before the facts are taken from it (the
-    engine hands the parser's freed memory back to the system there)."""
+    ``after_parse`` runs once each tree is built (the module's, or each piece's of a large
+    module: ``lintkit.parsing.pieces``), before the facts are taken from it (the engine
+    hands the parser's freed memory back to the system there)."""
     # LibCST evaluates string literals with ast.literal_eval, and the guard and a syntax
     # error's location use ast.parse: CPython warns about the file's invalid escapes ('\d'
     # in a regex), as SyntaxWarning from 3.12, which Python prints. Those are the file's
@@ -688,8 +696,18 @@ def extract(path: str, source: bytes, is_package: bool,
 
 def _extract(path: str, source: bytes, is_package: bool,
              after_parse: Callable[[], None] | None = None) -> FileFacts:
-    facts = FileFacts(path=path, is_package=is_package)
-    facts.line_count = line_count(source)
+    cut = pieces(source) if len(source) >= PIECEWISE_MIN_BYTES else None
+    if cut is not None:
+        facts = FileFacts(path=path, is_package=is_package, line_count=line_count(source))
+        try:
+            _take_facts(facts, ((line, parse_module(text)) for line, text in cut), after_parse)
+        except cst.ParserSyntaxError:
+            pass  # parsed whole below, which finds and words the error
+        else:
+            if b"lion-lint" in source:
+                facts.suppressions = find_suppressions(source, "utf-8")
+            return facts
+    facts = FileFacts(path=path, is_package=is_package, line_count=line_count(source))
     try:
         module = parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -701,15 +719,25 @@ def _extract(path: str, source: bytes, is_package: bool,
     except (LookupError, SyntaxError, ValueError) as error:
         facts.error = _undecodable_start(source, error)
         return facts
-    if after_parse is not None:
-        after_parse()
-    extractor = _Extractor(facts)
-    extractor.block(module.body, _Ctx())
-    extractor.resolve_positions(module)
-    facts.lambdas = [marker.span for marker in extractor.lambdas]
+    _take_facts(facts, [(1, module)], after_parse)
     if b"lion-lint" in source:
         facts.suppressions = find_suppressions(source, module.encoding)
     return facts
+
+
+def _take_facts(facts: FileFacts, trees: Iterable[tuple[int, cst.Module]],
+                after_parse: Callable[[], None] | None) -> None:
+    """Take the facts of a module's trees: the whole module's (from line 1), or those of its
+    pieces in order, each parsed only when the one before is done with."""
+    extractor = _Extractor(facts)
+    context = _Ctx()
+    for first_line, module in trees:
+        if after_parse is not None:
+            after_parse()
+        extractor.block(module.body, context)
+        extractor.resolve_positions(module, first_line)
+        del module  # before the next piece is parsed: one tree at a time
+    facts.lambdas = [marker.span for marker in extractor.lambdas]
 
 
 def _interpreter_syntax_error(source: bytes, error: cst.ParserSyntaxError) -> ParseError:

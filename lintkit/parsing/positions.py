@@ -126,8 +126,9 @@ def _parenthesize(node: Any, state: _CountingState) -> Any:
     return _Parenthesized(node, state)
 
 
-def node_spans(module: cst.Module, wanted: set[int]) -> dict[int, Span]:
-    """Map ``id(node)`` to its span for every wanted node of ``module``."""
+def node_spans(module: cst.Module, wanted: set[int], first_line: int = 1) -> dict[int, Span]:
+    """Map ``id(node)`` to its span for every wanted node of ``module``, whose code begins
+    on line ``first_line`` of its file (a piece of a module: ``lintkit.parsing.pieces``)."""
     if not wanted:
         return {}
     state = _CountingState(module, wanted)
@@ -142,7 +143,7 @@ def node_spans(module: cst.Module, wanted: set[int]) -> dict[int, Span]:
     bounds = state.bounds
     # Line and column at each bound: only the code between consecutive bounds is joined.
     points: dict[int, tuple[int, int]] = {}
-    line, column, previous = 1, 0, 0
+    line, column, previous = first_line, 0, 0
     for count in sorted({c for pair in bounds.values() for c in pair}):
         text = "".join(tokens[previous:count])
         if "\r" in text:  # CRLF or a lone CR (old Mac files) ends a line as LF does
