@@ -39,6 +39,9 @@ def test_bench_measures_a_corpus_end_to_end(tmp_path: Path) -> None:
         assert line in result.stdout
     (measured,) = json.loads(figures.read_text())["results"]
     assert measured["files"] == 3
+    if Path("/proc/self/smaps_rollup").exists():  # Linux: memory is sampled
+        # The proportional size counts a page shared between processes once.
+        assert 0 < measured["cold_tree_pss"] <= measured["cold_tree_rss"]
     # The corpus was copied, never touched: the changed runs edit the copy.
     assert (corpus / "pkg" / "use.py").read_text().count("class P(Params)") == 30
 
