@@ -7,17 +7,14 @@ import functools
 import json
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
-from lintkit.core.facts import facts_to_data
 from lintkit.parsing import extract as extract_module
-from lintkit.parsing.extract import extract
 from lintkit.parsing.pieces import pieces
 from tests.integration_support import make_project, run
-from tests.test_phase1_exactness import AWKWARD
+from tests.test_phase1_exactness import AWKWARD, _facts_json, _stdlib_sample
 
 
 def _first_lines(source: str, piece_bytes: int = 0) -> list[int] | None:
@@ -75,24 +72,13 @@ def test_a_file_in_doubt_is_parsed_whole(source: bytes) -> None:
     assert pieces(source, 0) is None
 
 
-def _facts_json(source: bytes) -> str:
-    return json.dumps(facts_to_data(extract("m.py", source, False)), sort_keys=True)
-
-
-def _stdlib_sample() -> list[Path]:
-    root = Path(sysconfig.get_paths()["stdlib"])
-    names = ["typing.py", "argparse.py", "dataclasses.py", "enum.py", "unittest/mock.py",
-             "asyncio/base_events.py", "importlib/_bootstrap.py"]
-    return [root / name for name in names if (root / name).is_file()]
-
-
 @pytest.mark.parametrize("sample", [*_stdlib_sample(), "awkward"],
                          ids=lambda s: s if isinstance(s, str) else s.name)
 def test_facts_are_those_of_the_whole_parse_with_a_cut_at_every_statement(
         sample: Path | str, monkeypatch: pytest.MonkeyPatch) -> None:
     source = AWKWARD.encode() if sample == "awkward" else Path(sample).read_bytes()
     monkeypatch.setattr(extract_module, "PIECEWISE_MIN_BYTES", sys.maxsize)
-    whole = _facts_json(source)
+    whole = _facts_json("m.py", source)
     cut_into: list[int] = []
 
     def cut_everywhere(source: bytes) -> list[tuple[int, str]] | None:
@@ -102,7 +88,7 @@ def test_facts_are_those_of_the_whole_parse_with_a_cut_at_every_statement(
 
     monkeypatch.setattr(extract_module, "PIECEWISE_MIN_BYTES", 0)
     monkeypatch.setattr(extract_module, "pieces", cut_everywhere)
-    assert _facts_json(source) == whole
+    assert _facts_json("m.py", source) == whole
     assert cut_into and cut_into[0] >= 10  # it was cut, and the pieces were parsed
     assert '"error":null' in whole.replace(" ", "")
 
@@ -115,10 +101,10 @@ def test_a_cut_libcst_refuses_falls_back_to_the_whole_parse(
     first_lines = [line for line, _ in pieces(source, 0) or ()]
     assert 3 in first_lines  # the cut is inside the decorator
     monkeypatch.setattr(extract_module, "PIECEWISE_MIN_BYTES", sys.maxsize)
-    whole = _facts_json(source)
+    whole = _facts_json("m.py", source)
     monkeypatch.setattr(extract_module, "PIECEWISE_MIN_BYTES", 0)
     monkeypatch.setattr(extract_module, "pieces", functools.partial(pieces, piece_bytes=0))
-    assert _facts_json(source) == whole
+    assert _facts_json("m.py", source) == whole
     assert '"error":null' in whole.replace(" ", "")
 
 
