@@ -155,9 +155,10 @@ class _TreeSampler:
                         tree.add(pid)
                         grew = True
             sizes = [rss.get(pid, 0) for pid in tree]
+            total = sum(sizes)
             self.largest = max(self.largest, *sizes)
-            self.peak = max(self.peak, sum(sizes))
-            if sum(sizes) * 10 >= self.peak * 9:
+            self.peak = max(self.peak, total)
+            if total * 10 >= self.peak * 9:
                 self.proportional = max(self.proportional,
                                         sum(_proportional_size(pid) for pid in tree))
 
