@@ -141,9 +141,9 @@ root = Path(sys.argv[1])
 found = []
 extract_each = phase1._extract_each
 
-def first_file_finds(root, batch, cache):
+def first_file_finds(root, batch, cache, **options):
     found.append(resident_mb())
-    yield from extract_each(root, batch, cache)
+    yield from extract_each(root, batch, cache, **options)
 
 phase1._extract_each = first_file_finds
 before = resident_mb()

@@ -10,6 +10,7 @@ import pytest
 from lintkit.core.facts import facts_to_data
 from lintkit.engine import phase1
 from lintkit.engine.discovery import discover
+from lintkit.engine.cache import content_hash
 from lintkit.engine.phase1 import Phase1Options, _batches, _Work, run_phase1
 from lintkit.config.model import Settings
 from tests.phase1_support import make_project, run
@@ -103,3 +104,63 @@ def test_a_change_among_many_hits_is_parsed_by_a_worker_meanwhile(tmp_path: Path
     assert warm.parsed == ["src/pkg/small_007.py"] and warm.workers == 1
     alone = run_phase1(tmp_path, paths, {}, Phase1Options(jobs=1))
     assert [facts_to_data(f) for f in warm.facts] == [facts_to_data(f) for f in alone.facts]
+
+
+def _facts(result: phase1.Phase1Result) -> list[dict[str, object]]:
+    return [facts_to_data(f) for f in result.facts]
+
+
+def test_a_pool_with_a_cache_gives_the_facts_of_one_process(project: Path,
+                                                             tmp_path: Path) -> None:
+    """The workers store what they parse and send none of it back: this process loads it
+    from the cache once they have ended. Each file is reported done once, in order."""
+    paths = _paths(project)
+    seen: list[tuple[int, int]] = []
+    pooled = run_phase1(project, paths, {}, Phase1Options(cache_dir=tmp_path / "cache", jobs=2),
+                        lambda done, total: seen.append((done, total)))
+    alone = run_phase1(project, paths, {}, Phase1Options(jobs=1))
+    assert pooled.workers == 2 and pooled.from_cache == 0
+    assert _facts(pooled) == _facts(alone)
+    assert [done for done, _ in seen] == list(range(1, len(paths) + 1))
+
+
+def test_what_a_worker_stored_is_parsed_again_when_the_entry_is_damaged(project: Path,
+                                                                        tmp_path: Path) -> None:
+    """Entries damaged between a worker's store and this process's load (here by the
+    progress report, which comes as each file is stored): their files are parsed again."""
+    paths = _paths(project)
+    cache_dir = tmp_path / "cache"
+
+    def damage(done: int, total: int) -> None:
+        for entry in cache_dir.rglob("*.json"):
+            entry.write_bytes(entry.read_bytes()[:40])
+
+    pooled = run_phase1(project, paths, {}, Phase1Options(cache_dir=cache_dir, jobs=2), damage)
+    alone = run_phase1(project, paths, {}, Phase1Options(jobs=1))
+    assert pooled.workers == 2 and len(pooled.parsed) == len(paths)  # each counted once
+    assert _facts(pooled) == _facts(alone)
+
+
+def _batch_of_one(root: Path, cache: phase1.FactsCache, digest: str) -> list[tuple[int, object]]:
+    work = _Work(0, "src/pkg/bad.py", (root / "src/pkg/bad.py").stat().st_size, None,
+                 store=True, digest=digest)
+    return phase1._extract_batch(root, [work], cache)
+
+
+def test_a_worker_sends_the_text_only_of_what_the_cache_cannot_serve(project: Path,
+                                                                      tmp_path: Path) -> None:
+    settings = Settings(respect_gitignore=False)
+    cache = phase1.facts_cache(project, tmp_path / "cache", settings)
+    digest = content_hash((project / "src/pkg/bad.py").read_bytes())
+    assert _batch_of_one(project, cache, digest) == [(0, None)]
+    assert cache.load("src/pkg/bad.py", digest) is not None
+    # Changed on disk since the survey hashed it: the entry is not the one asked for.
+    [(_, stale)] = _batch_of_one(project, cache, "0" * len(digest))
+    assert isinstance(stale, str) and "bad.py" in stale
+    # A cache that cannot be written (a file where its shard directory would go).
+    blocked = phase1.facts_cache(project, tmp_path / "blocked", settings)
+    shard = blocked.entry_path("src/pkg/bad.py").parent
+    shard.parent.mkdir(parents=True)
+    shard.write_text("not a directory\n")
+    [(_, unstored)] = _batch_of_one(project, blocked, digest)
+    assert isinstance(unstored, str) and "bad.py" in unstored

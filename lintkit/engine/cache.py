@@ -153,8 +153,9 @@ class FactsCache:
                             separators=(",", ":"))
         return f'{fields[:-1]},"facts":'
 
-    def store_text(self, path: str, text: str) -> None:
-        """Write one encoded entry atomically; a cache that cannot be written is skipped."""
+    def store_text(self, path: str, text: str) -> bool:
+        """Write one encoded entry atomically; whether it was written (a cache that cannot
+        be written is skipped)."""
         target = self.entry_path(path)
         try:
             if not self._prepared:
@@ -162,7 +163,8 @@ class FactsCache:
             target.parent.mkdir(parents=True, exist_ok=True)
             write_entry(target, text)
         except OSError:
-            pass
+            return False
+        return True
 
     def prepare(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from itertools import chain
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,30 +229,51 @@ def finish_phase1(found: Survey, options: Phase1Options,
         # while this process decodes the hits.
         parsed, stop = _start_extraction(root, todo, options.jobs, cache, result,
                                          len(hits) + len(awaited))
-        late: list[_Work] = []
+        late: list[_Work] = []  # cache hits that failed to load: parsed here
+        unstored: list[_Work] = []  # what a worker stored but this process cannot load
         done = total - len(hits) - len(todo) - len(awaited)
 
-        def decode(work: _Work) -> None:
+        def count() -> None:
             nonlocal done
-            decoded = _decode_entry(cache, work) if cache is not None else None
-            if decoded is None:  # damaged or replaced since its header was read
-                late.append(work)
-                return
-            facts[work.index] = decoded
             done += 1
             _decoded(done, total, progress)
 
+        def decode(work: _Work, failed: list[_Work]) -> bool:
+            decoded = _decode_entry(cache, work) if cache is not None else None
+            if decoded is None:  # damaged or replaced since its header was read
+                failed.append(work)
+                return False
+            facts[work.index] = decoded
+            return True
+
         try:
             for work in hits:
-                decode(work)
+                if decode(work, late):
+                    count()
             if ahead is not None and awaited:
                 ahead.wait()  # all else is decoded: only now are its files needed
                 for work in awaited:
-                    decode(work)
-            for index, text in chain(parsed, _extract_each(root, late, cache)):
-                facts[index] = facts_from_data(json.loads(text))
-                done += 1
-                _decoded(done, total, progress)
+                    if decode(work, late):
+                        count()
+            # What the workers stored is decoded once they have ended: decoded as it came,
+            # the facts of a large project (200 MB of the standard library's) grew here
+            # beside the workers' parse peaks, and the process tree peaked at their sum.
+            stored: list[_Work] = []
+            in_todo = {work.index: work for work in todo}
+            for index, text in parsed:
+                if text is None:
+                    stored.append(in_todo[index])
+                else:
+                    facts[index] = facts_from_data(json.loads(text))
+                count()
+            for number, work in enumerate(stored, 1):
+                decode(work, unstored)
+                if number % _TRIM_EVERY == 0:
+                    release_free_memory()
+            for index, text in _extract_each(root, [*late, *unstored], cache):
+                facts[index] = facts_from_data(json.loads(text))  # type: ignore[arg-type]  # shipped
+                if index not in in_todo:  # counted already when a worker stored it
+                    count()
         except BaseException:  # Ctrl-C or a bug: the workers must not outlive the run
             stop()
             raise
@@ -264,7 +284,8 @@ def finish_phase1(found: Survey, options: Phase1Options,
 
 
 def _decoded(done: int, total: int, progress: Progress | None) -> None:
-    """After one more file's facts are decoded: report it, and now and then hand back to
+    """After one more file is done (decoded, or stored by a worker for decoding once the
+    workers have ended): report it, and now and then hand back to
     the system the C heap's pages that the decoding freed. Each file's JSON text and parts
     of its decoded lists live there, between facts that stay, and glibc would keep their
     pages: on the standard library 30 MB more at the end of phase 1, which every later
@@ -297,7 +318,7 @@ class _Work:
 
 def _start_extraction(root: Path, todo: list[_Work], jobs: int | None,
                       cache: FactsCache | None, result: Phase1Result,
-                      hits: int) -> tuple[Iterator[tuple[int, str]], Callable[[], None]]:
+                      hits: int) -> tuple[Iterator[tuple[int, str | None]], Callable[[], None]]:
     """Start parsing ``todo``: in worker processes when there is enough to parse, or
     enough cached facts to decode meanwhile; otherwise here, lazily. Returns the results
     and how to stop the workers early."""
@@ -334,7 +355,7 @@ def _batches(todo: list[_Work], jobs: int) -> list[list[_Work]]:
 
 def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
                      cache: FactsCache | None
-                     ) -> tuple[Iterator[tuple[int, str]], Callable[[], None]]:
+                     ) -> tuple[Iterator[tuple[int, str | None]], Callable[[], None]]:
     """Submit every batch now; the results as the returned iterator is consumed."""
     from concurrent.futures import ProcessPoolExecutor
 
@@ -351,7 +372,7 @@ def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
 
 
 def _pool_results(executor: Any, pending: dict[Any, list[_Work]], root: Path,
-                  cache: FactsCache | None) -> Iterator[tuple[int, str]]:
+                  cache: FactsCache | None) -> Iterator[tuple[int, str | None]]:
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
@@ -515,16 +536,18 @@ def _worker_started(parent: int) -> None:
 
 
 def _extract_batch(root: Path, batch: Sequence[_Work],
-                   cache: FactsCache | None) -> list[tuple[int, str]]:
-    """A worker's task: a batch of files, their facts as JSON text."""
+                   cache: FactsCache | None) -> list[tuple[int, str | None]]:
+    """A worker's task: a batch of files, their facts as JSON text (None: in the cache)."""
     # The pool pickled and sent the previous batch's texts after that task returned: their
     # memory is free by now, but glibc kept it (a worker began its next batch 30 to 80 MB
     # above where the last one ended, on the standard library, and a batch of small files
     # never trims until its end).
     release_free_memory()
-    results: list[tuple[int, str]] = []
+    results: list[tuple[int, str | None]] = []
     with collector_paused():
-        for work, result in zip(batch, _extract_each(root, batch, cache)):
+        # What a worker stores in the cache stays out of the pipe: this process loads it
+        # from there once the workers have ended (see ``finish_phase1``).
+        for work, result in zip(batch, _extract_each(root, batch, cache, ship=False)):
             results.append(result)
             # LibCST evaluates a string literal with escapes by ast.literal_eval, whose
             # nested helpers are reference cycles that a paused collector never frees
@@ -588,9 +611,12 @@ def _libc_function(name: str) -> Callable[..., int] | None:
         return None
 
 
-def _extract_each(root: Path, batch: Sequence[_Work],
-                  cache: FactsCache | None) -> Iterator[tuple[int, str]]:
-    """Parse files one by one; their facts as JSON text, stored in the cache on the way."""
+def _extract_each(root: Path, batch: Sequence[_Work], cache: FactsCache | None,
+                  ship: bool = True) -> Iterator[tuple[int, str | None]]:
+    """Parse files one by one; their facts as JSON text, stored in the cache on the way.
+
+    Without ``ship``, a file whose entry was stored under the hash the survey found gives
+    None for its text: the reader loads it from the cache."""
     for work in batch:
         source = work.source
         if source is None:
@@ -601,7 +627,11 @@ def _extract_each(root: Path, batch: Sequence[_Work],
                 continue
         text = _extract_json(work.path, source)
         if cache is not None and work.store:
-            cache.store_text(work.path, cache.encode(work.path, content_hash(source), text))
+            digest = content_hash(source)
+            stored = cache.store_text(work.path, cache.encode(work.path, digest, text))
+            if stored and not ship and digest == work.digest:
+                yield work.index, None
+                continue
         yield work.index, text
 
 
