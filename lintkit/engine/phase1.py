@@ -43,6 +43,15 @@ _BATCH_MIN_BYTES = 24 * 1024
 _RELEASE_MIN_BYTES = 32 * 1024
 # The main process hands back freed memory after every this many files it decodes.
 _TRIM_EVERY = 64
+# The workers together parse at most this many bytes at once (one larger piece runs
+# alone), and parses below the floor do not count: LibCST's native working memory is some
+# 0.5 MB per KB of code, and a worker rests at about 60 MB, so two workers and this process
+# stay under 300 MB where two large pieces would take them to 350 MB.
+PARSE_BUDGET_BYTES = 256 * 1024
+_BUDGET_FLOOR_BYTES = 32 * 1024
+# A worker waits no longer than this for the budget: a worker that died holding some of it
+# (the pool then breaks, and this process redoes its files) must not stall the other.
+_BUDGET_WAIT_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -360,8 +369,11 @@ def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
     from concurrent.futures import ProcessPoolExecutor
 
     one_malloc_arena()
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                                   initializer=_worker_started, initargs=(os.getpid(),))
+    context = _pool_context()
+    budget = ParseBudget(context, PARSE_BUDGET_BYTES) if workers > 1 else None
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                   initializer=_worker_started,
+                                   initargs=(os.getpid(), budget))
     try:
         pending = {executor.submit(_extract_batch, root, batch, cache): batch
                    for batch in batches}
@@ -515,8 +527,49 @@ def _parse_into_cache(root: Path, paths: list[str], cache: FactsCache, max_file_
         os._exit(1)
 
 
-def _worker_started(parent: int) -> None:
+class ParseBudget:
+    """The bytes of source the workers parse at once, shared between them.
+
+    A LibCST parse needs native working memory in proportion to what it parses (the
+    standard library's 739 KB ``pydoc_data/topics.py``, a single statement, takes 150 MB),
+    and frees it when the tree is built. Two large parses at once were the run's memory
+    peak, so a parse waits while the others' bytes and its own exceed the limit; a parse
+    larger than the limit waits for the others to finish and then runs alone, and one below
+    ``_BUDGET_FLOOR_BYTES`` never waits."""
+
+    def __init__(self, context: Any, limit: int) -> None:
+        self.limit = limit
+        self._changed = context.Condition()
+        self._in_use = context.RawValue("q", 0)
+
+    @contextmanager
+    def admit(self, size: int) -> Iterator[None]:
+        if size < _BUDGET_FLOOR_BYTES:
+            yield
+            return
+        with self._changed:
+            self._changed.wait_for(self._room_for(size), timeout=_BUDGET_WAIT_SECONDS)
+            self._in_use.value += size
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._in_use.value -= size
+                self._changed.notify_all()
+
+    def _room_for(self, size: int) -> Callable[[], bool]:
+        return lambda: self._in_use.value == 0 or self._in_use.value + size <= self.limit
+
+
+#: In a worker, the budget its parses share with the other workers' (None elsewhere).
+_budget: ParseBudget | None = None
+
+
+def _worker_started(parent: int, budget: ParseBudget | None = None) -> None:
     import signal
+
+    global _budget
+    _budget = budget
 
     # Ctrl-C is the parent's to handle: it stops the workers; they must not print tracebacks.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -643,7 +696,8 @@ def _extract_json(path: str, source: bytes) -> str:
     # the parser's peak: handing them back first took the worker that parses the standard
     # library's largest module from 281 MB to 162 MB.
     after_parse = release_free_memory if len(source) >= _RELEASE_MIN_BYTES else None
-    facts = extract(path, source, path.endswith("__init__.py"), after_parse)
+    facts = extract(path, source, path.endswith("__init__.py"), after_parse,
+                    _budget.admit if _budget is not None else None)
     return json.dumps(facts_to_data(facts), separators=(",", ":"))
 
 

@@ -12,6 +12,7 @@ import dataclasses
 import re
 import warnings
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,6 +36,10 @@ from lintkit.parsing.guard import refusal, with_deep_stack
 from lintkit.parsing.pieces import PIECEWISE_MIN_BYTES, pieces
 from lintkit.parsing.positions import node_spans
 from lintkit.parsing.suppressions import find_suppressions
+
+#: Entered around each LibCST parse, with the length of what it parses (the module's
+#: bytes, or a piece's characters).
+Admission = Callable[[int], AbstractContextManager[object]]
 
 _MAX_DEPTH = 8  # expression summaries nest no deeper (calls inside are still recorded)
 _MAX_ITEMS = 2000  # container literals longer than this summarise as "other"
@@ -665,12 +670,15 @@ def _guard_name(test: cst.BaseExpression, param: str) -> str | None:
 
 
 def extract(path: str, source: bytes, is_package: bool,
-            after_parse: Callable[[], None] | None = None) -> FileFacts:
+            after_parse: Callable[[], None] | None = None,
+            admit: Admission | None = None) -> FileFacts:
     """Parse ``source`` with LibCST and return its facts (a parse error becomes ``error``).
 
     ``after_parse`` runs once each tree is built (the module's, or each piece's of a large
     module: ``lintkit.parsing.pieces``), before the facts are taken from it (the engine
-    hands the parser's freed memory back to the system there)."""
+    hands the parser's freed memory back to the system there). Each parse of ``n`` bytes
+    (the module's, or a piece's) runs inside ``admit(n)``: the engine's workers wait there
+    rather than parse two large pieces at once."""
     # LibCST evaluates string literals with ast.literal_eval, and the guard and a syntax
     # error's location use ast.parse: CPython warns about the file's invalid escapes ('\d'
     # in a regex), as SyntaxWarning from 3.12, which Python prints. Those are the file's
@@ -684,23 +692,25 @@ def extract(path: str, source: bytes, is_package: bool,
             return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                              error=refused)
         try:
-            return _extract(path, source, is_package, after_parse)
+            return _extract(path, source, is_package, after_parse, admit)
         except RecursionError:
             pass  # a legal but deep tree (a long implicit string concatenation): more stack
         try:
-            return with_deep_stack(_extract, path, source, is_package, after_parse)
+            return with_deep_stack(_extract, path, source, is_package, after_parse, admit)
         except RecursionError:
             return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                              error=ParseError(1, 1, "cannot analyse: nesting too deep"))
 
 
 def _extract(path: str, source: bytes, is_package: bool,
-             after_parse: Callable[[], None] | None = None) -> FileFacts:
+             after_parse: Callable[[], None] | None = None,
+             admit: Admission | None = None) -> FileFacts:
     cut = pieces(source) if len(source) >= PIECEWISE_MIN_BYTES else None
     if cut is not None:
         facts = FileFacts(path=path, is_package=is_package, line_count=line_count(source))
         try:
-            _take_facts(facts, ((line, parse_module(text)) for line, text in cut), after_parse)
+            _take_facts(facts, ((line, _parsed(text, admit)) for line, text in cut),
+                        after_parse)
         except cst.ParserSyntaxError:
             pass  # parsed whole below, which finds and words the error
         else:
@@ -709,7 +719,7 @@ def _extract(path: str, source: bytes, is_package: bool,
             return facts
     facts = FileFacts(path=path, is_package=is_package, line_count=line_count(source))
     try:
-        module = parse_module(source)
+        module = _parsed(source, admit)
     except cst.ParserSyntaxError as error:
         facts.error = _interpreter_syntax_error(source, error)
         return facts
@@ -723,6 +733,15 @@ def _extract(path: str, source: bytes, is_package: bool,
     if b"lion-lint" in source:
         facts.suppressions = find_suppressions(source, module.encoding)
     return facts
+
+
+def _parsed(source: bytes | str, admit: Admission | None) -> cst.Module:
+    if admit is None:
+        return parse_module(source)
+    # The parser's native working memory is the peak (some 0.5 MB per KB of code, freed
+    # once the tree is built), so admission covers the parse, not the walk that follows.
+    with admit(len(source)):
+        return parse_module(source)
 
 
 def _take_facts(facts: FileFacts, trees: Iterable[tuple[int, cst.Module]],

@@ -1,0 +1,122 @@
+"""The workers' shared parse budget: two large parses never run at once.
+
+Real processes from the pool's own start method share one budget here; each test makes
+a worker hold part of it and asks whether another is let in before it lets go."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from lintkit.engine import phase1
+from lintkit.engine.phase1 import PARSE_BUDGET_BYTES, ParseBudget
+from lintkit.parsing.extract import extract
+from lintkit.parsing.pieces import PIECEWISE_MIN_BYTES
+
+KB = 1024
+LIMIT = PARSE_BUDGET_BYTES
+FLOOR = phase1._BUDGET_FLOOR_BYTES
+
+
+def _hold(budget: ParseBudget, size: int, entered: Any, release: Any, left: Any) -> None:
+    with budget.admit(size):
+        entered.set()
+        release.wait(30)
+    left.set()
+
+
+def _ask(budget: ParseBudget, size: int, entered: Any, left: Any, answers: Any) -> None:
+    entered.wait(30)
+    with budget.admit(size):
+        answers.put(left.is_set())  # True: let in only once the holder had let go
+
+
+def _second_parse_waits(held: int, asked: int) -> bool:
+    """Whether a parse of ``asked`` bytes waited for one of ``held`` bytes to finish."""
+    context = phase1._pool_context()
+    budget = ParseBudget(context, LIMIT)
+    entered, release, left = context.Event(), context.Event(), context.Event()
+    answers = context.Queue()
+    holder = context.Process(target=_hold, args=(budget, held, entered, release, left))
+    asker = context.Process(target=_ask, args=(budget, asked, entered, left, answers))
+    holder.start()
+    asker.start()
+    try:
+        try:
+            # Let in at once, it answers while the holder still holds; kept out, it does not.
+            waited = answers.get(timeout=1.0)
+        except Exception:  # queue.Empty: it is waiting
+            release.set()
+            waited = answers.get(timeout=30)
+        release.set()
+    finally:
+        for process in (holder, asker):
+            process.join(30)
+    return bool(waited)
+
+
+def test_a_parse_that_would_exceed_the_budget_waits() -> None:
+    assert _second_parse_waits(LIMIT - 40 * KB, 64 * KB)
+
+
+def test_a_parse_larger_than_the_budget_runs_alone() -> None:
+    assert _second_parse_waits(3 * LIMIT, FLOOR)
+
+
+def test_parses_that_fit_together_run_together() -> None:
+    assert not _second_parse_waits(LIMIT // 2, LIMIT // 2)
+
+
+def test_a_small_parse_never_waits() -> None:
+    assert not _second_parse_waits(3 * LIMIT, FLOOR - 1)
+
+
+def _hold_forever(budget: ParseBudget, entered: Any) -> None:
+    with budget.admit(3 * LIMIT):
+        entered.set()
+        while True:
+            pass  # a worker stuck, or one that died holding its share
+
+
+def test_a_worker_holding_the_budget_forever_does_not_stall_the_other(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(phase1, "_BUDGET_WAIT_SECONDS", 0.5)
+    context = phase1._pool_context()
+    budget = ParseBudget(context, LIMIT)
+    entered, never, answers = context.Event(), context.Event(), context.Queue()
+    holder = context.Process(target=_hold_forever, args=(budget, entered), daemon=True)
+    holder.start()
+    try:
+        asker = context.Process(target=_ask, args=(budget, LIMIT, entered, never, answers))
+        asker.start()
+        assert answers.get(timeout=30) is False  # let in after the wait, holder still there
+        asker.join(30)
+    finally:
+        holder.terminate()
+        holder.join(30)
+
+
+def _recording(sizes: list[int]) -> Any:
+    @contextmanager
+    def admit(size: int) -> Iterator[None]:
+        sizes.append(size)
+        yield
+
+    return admit
+
+
+def test_each_parse_of_a_module_is_admitted_with_its_size() -> None:
+    small = b"import os\n\nvalue = os.sep\n"
+    sizes: list[int] = []
+    extract("small.py", small, False, admit=_recording(sizes))
+    assert sizes == [len(small)]
+    # A large module is parsed in pieces: each is admitted with its own size.
+    statement = b"def f%d(x):\n    return [x, %d, 'padding padding padding padding']\n\n"
+    large = b"".join(statement % (n, n) for n in range(PIECEWISE_MIN_BYTES // 60))
+    sizes.clear()
+    facts = extract("large.py", large, False, admit=_recording(sizes))
+    assert facts.error is None and len(sizes) > 1
+    assert sum(sizes) == len(large) and max(sizes) < PIECEWISE_MIN_BYTES
