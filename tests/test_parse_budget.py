@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from lintkit.engine import phase1
-from lintkit.engine.phase1 import PARSE_BUDGET_BYTES, ParseBudget
+from lintkit.engine.phase1 import PARSE_BUDGET_PER_WORKER, ParseBudget, parse_budget
 from lintkit.parsing.extract import extract
 from lintkit.parsing.pieces import PIECEWISE_MIN_BYTES
 
 KB = 1024
-LIMIT = PARSE_BUDGET_BYTES
+LIMIT = 2 * PARSE_BUDGET_PER_WORKER  # two workers' budget
 FLOOR = phase1._BUDGET_FLOOR_BYTES
 
 
@@ -72,6 +72,15 @@ def test_parses_that_fit_together_run_together() -> None:
 
 def test_a_small_parse_never_waits() -> None:
     assert not _second_parse_waits(3 * LIMIT, FLOOR - 1)
+
+
+def test_the_budget_grows_with_the_workers() -> None:
+    """More workers (--jobs) still parse large modules side by side; one shares nothing."""
+    context = phase1._pool_context()
+    assert parse_budget(context, 1) is None
+    two, eight = parse_budget(context, 2), parse_budget(context, 8)
+    assert two is not None and eight is not None
+    assert two.limit == LIMIT and eight.limit == 4 * LIMIT
 
 
 def _hold_forever(budget: ParseBudget, entered: Any) -> None:

@@ -43,11 +43,12 @@ _BATCH_MIN_BYTES = 24 * 1024
 _RELEASE_MIN_BYTES = 32 * 1024
 # The main process hands back freed memory after every this many files it decodes.
 _TRIM_EVERY = 64
-# The workers together parse at most this many bytes at once (one larger piece runs
-# alone), and parses below the floor do not count: LibCST's native working memory is some
-# 0.5 MB per KB of code, and a worker rests at about 60 MB, so two workers and this process
-# stay under 300 MB where two large pieces would take them to 350 MB.
-PARSE_BUDGET_BYTES = 256 * 1024
+# The workers together parse at most this many bytes at once per worker (one larger piece
+# runs alone), and parses below the floor do not count: LibCST's native working memory is
+# some 0.5 MB per KB of code, and a worker rests at about 60 MB, so two workers and this
+# process stay under 300 MB where two large pieces would take them to 350 MB. Per worker,
+# so that more workers (--jobs) still parse large modules side by side.
+PARSE_BUDGET_PER_WORKER = 128 * 1024
 _BUDGET_FLOOR_BYTES = 32 * 1024
 # A worker waits no longer than this for the budget: a worker that died holding some of it
 # (the pool then breaks, and this process redoes its files) must not stall the other.
@@ -370,7 +371,7 @@ def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
 
     one_malloc_arena()
     context = _pool_context()
-    budget = ParseBudget(context, PARSE_BUDGET_BYTES) if workers > 1 else None
+    budget = parse_budget(context, workers)
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                    initializer=_worker_started,
                                    initargs=(os.getpid(), budget))
@@ -559,6 +560,11 @@ class ParseBudget:
 
     def _room_for(self, size: int) -> Callable[[], bool]:
         return lambda: self._in_use.value == 0 or self._in_use.value + size <= self.limit
+
+
+def parse_budget(context: Any, workers: int) -> ParseBudget | None:
+    """The budget ``workers`` workers share (None for one: nothing to share)."""
+    return ParseBudget(context, workers * PARSE_BUDGET_PER_WORKER) if workers > 1 else None
 
 
 #: In a worker, the budget its parses share with the other workers' (None elsewhere).
