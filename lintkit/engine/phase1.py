@@ -49,7 +49,7 @@ _TRIM_EVERY = 64
 # process stay under 300 MB where two large pieces would take them to 350 MB. Per worker,
 # so that more workers (--jobs) still parse large modules side by side.
 PARSE_BUDGET_PER_WORKER = 128 * 1024
-_BUDGET_FLOOR_BYTES = 32 * 1024
+_BUDGET_FLOOR_BYTES = 8 * 1024
 # A worker waits no longer than this for the budget: a worker that died holding some of it
 # (the pool then breaks, and this process redoes its files) must not stall the other.
 _BUDGET_WAIT_SECONDS = 30.0
