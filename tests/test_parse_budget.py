@@ -21,27 +21,27 @@ LIMIT = 2 * PARSE_BUDGET_PER_WORKER  # two workers' budget
 FLOOR = phase1._BUDGET_FLOOR_BYTES
 
 
-def _hold(budget: ParseBudget, size: int, entered: Any, release: Any, left: Any) -> None:
+def _hold(budget: ParseBudget, size: int, entered: Any, release: Any, leaving: Any) -> None:
     with budget.admit(size):
         entered.set()
         release.wait(30)
-    left.set()
+        leaving.set()  # before it lets go: one let in only then sees it set
 
 
-def _ask(budget: ParseBudget, size: int, entered: Any, left: Any, answers: Any) -> None:
+def _ask(budget: ParseBudget, size: int, entered: Any, leaving: Any, answers: Any) -> None:
     entered.wait(30)
     with budget.admit(size):
-        answers.put(left.is_set())  # True: let in only once the holder had let go
+        answers.put(leaving.is_set())  # True: let in only once the holder let go
 
 
 def _second_parse_waits(held: int, asked: int) -> bool:
     """Whether a parse of ``asked`` bytes waited for one of ``held`` bytes to finish."""
     context = phase1._pool_context()
     budget = ParseBudget(context, LIMIT)
-    entered, release, left = context.Event(), context.Event(), context.Event()
+    entered, release, leaving = context.Event(), context.Event(), context.Event()
     answers = context.Queue()
-    holder = context.Process(target=_hold, args=(budget, held, entered, release, left))
-    asker = context.Process(target=_ask, args=(budget, asked, entered, left, answers))
+    holder = context.Process(target=_hold, args=(budget, held, entered, release, leaving))
+    asker = context.Process(target=_ask, args=(budget, asked, entered, leaving, answers))
     holder.start()
     asker.start()
     try:
