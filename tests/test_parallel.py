@@ -164,3 +164,14 @@ def test_a_worker_sends_the_text_only_of_what_the_cache_cannot_serve(project: Pa
     shard.write_text("not a directory\n")
     [(_, unstored)] = _batch_of_one(project, blocked, digest)
     assert isinstance(unstored, str) and "bad.py" in unstored
+
+
+def test_a_pool_whose_budget_lets_one_parse_at_a_time_gives_the_same_facts(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every module here is larger than this budget, so each parse runs alone."""
+    monkeypatch.setattr(phase1, "PARSE_BUDGET_PER_WORKER", 1024)
+    monkeypatch.setattr(phase1, "_BUDGET_FLOOR_BYTES", 512)
+    paths = _paths(project)
+    pooled = run_phase1(project, paths, {}, Phase1Options(jobs=2))
+    alone = run_phase1(project, paths, {}, Phase1Options(jobs=1))
+    assert pooled.workers == 2 and _facts(pooled) == _facts(alone)
