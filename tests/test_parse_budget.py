@@ -5,6 +5,8 @@ a worker hold part of it and asks whether another is let in before it lets go.""
 
 from __future__ import annotations
 
+import queue
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -81,6 +83,53 @@ def test_the_budget_grows_with_the_workers() -> None:
     two, eight = parse_budget(context, 2), parse_budget(context, 8)
     assert two is not None and eight is not None
     assert two.limit == LIMIT and eight.limit == 4 * LIMIT
+
+
+def _ask_once_reserved(budget: ParseBudget, size: int, leaving: Any, answers: Any) -> None:
+    deadline = time.monotonic() + 30
+    while budget._reserved.value == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)  # until the large parse has asked, and waits
+    with budget.admit(size):
+        answers.put(leaving.is_set())  # True: let in only once the large parse let go
+
+
+def _hold_after(budget: ParseBudget, size: int, before: Any, entered: Any, release: Any,
+                leaving: Any) -> None:
+    before.wait(30)
+    _hold(budget, size, entered, release, leaving)
+
+
+def test_a_waiting_large_parse_is_not_overtaken_by_ones_that_fit() -> None:
+    """One worker parses 16 KB; another asks for more than the budget and waits; a third
+    asks for 16 KB, which would fit beside the first, and is let in only after the large
+    one: with many workers, parses that fit would otherwise starve the large one."""
+    context = phase1._pool_context()
+    budget = ParseBudget(context, LIMIT)
+    small_in, small_release, small_leaving = context.Event(), context.Event(), context.Event()
+    large_in, large_release, large_leaving = context.Event(), context.Event(), context.Event()
+    answers = context.Queue()
+    processes = [
+        context.Process(target=_hold, args=(budget, 16 * KB, small_in, small_release,
+                                            small_leaving)),
+        context.Process(target=_hold_after, args=(budget, 3 * LIMIT, small_in, large_in,
+                                                  large_release, large_leaving)),
+        context.Process(target=_ask_once_reserved, args=(budget, 16 * KB, large_leaving,
+                                                         answers)),
+    ]
+    for process in processes:
+        process.start()
+    try:
+        with pytest.raises(queue.Empty):
+            answers.get(timeout=1.0)  # the late small parse waits behind the large one
+        small_release.set()
+        assert large_in.wait(30)
+        large_release.set()
+        assert answers.get(timeout=30) is True
+    finally:
+        small_release.set()
+        large_release.set()
+        for process in processes:
+            process.join(30)
 
 
 def _hold_forever(budget: ParseBudget, entered: Any) -> None:

@@ -536,12 +536,17 @@ class ParseBudget:
     and frees it when the tree is built. Two large parses at once were the run's memory
     peak, so a parse waits while the others' bytes and its own exceed the limit; a parse
     larger than the limit waits for the others to finish and then runs alone, and one below
-    ``_BUDGET_FLOOR_BYTES`` never waits."""
+    ``_BUDGET_FLOOR_BYTES`` never waits.
+
+    The first parse that has to wait reserves its bytes, and no later parse is let in
+    past them: with many workers, parses that fit would otherwise keep coming while a
+    large one waited for room that never came."""
 
     def __init__(self, context: Any, limit: int) -> None:
         self.limit = limit
         self._changed = context.Condition()
         self._in_use = context.RawValue("q", 0)
+        self._reserved = context.RawValue("q", 0)  # by the parse waiting first, if any
 
     @contextmanager
     def admit(self, size: int) -> Iterator[None]:
@@ -549,7 +554,18 @@ class ParseBudget:
             yield
             return
         with self._changed:
-            self._changed.wait_for(self._room_for(size), timeout=_BUDGET_WAIT_SECONDS)
+            if not self._fits(size, self._reserved.value):
+                reserving = self._reserved.value == 0
+                if reserving:
+                    self._reserved.value = size
+                try:
+                    # The reserving parse does not wait behind its own reservation.
+                    self._changed.wait_for(
+                        lambda: self._fits(size, 0 if reserving else self._reserved.value),
+                        timeout=_BUDGET_WAIT_SECONDS)
+                finally:
+                    if reserving:
+                        self._reserved.value = 0
             self._in_use.value += size
         try:
             yield
@@ -558,8 +574,10 @@ class ParseBudget:
                 self._in_use.value -= size
                 self._changed.notify_all()
 
-    def _room_for(self, size: int) -> Callable[[], bool]:
-        return lambda: self._in_use.value == 0 or self._in_use.value + size <= self.limit
+    def _fits(self, size: int, reserved: int) -> bool:
+        """Whether a parse of ``size`` may start beside what runs and ``reserved``."""
+        in_use = self._in_use.value
+        return (in_use == 0 and reserved == 0) or in_use + size + reserved <= self.limit
 
 
 def parse_budget(context: Any, workers: int) -> ParseBudget | None:
