@@ -28,10 +28,15 @@ def _paths(root: Path) -> list[str]:
 
 
 def test_a_pool_gives_the_facts_of_one_process(project: Path) -> None:
+    """Without a cache the workers send their facts back as text, decoded once they have
+    ended; each file is reported done once, in order."""
     paths = _paths(project)
     alone = run_phase1(project, paths, {}, Phase1Options(jobs=1))
-    pooled = run_phase1(project, paths, {}, Phase1Options(jobs=2))
+    seen: list[int] = []
+    pooled = run_phase1(project, paths, {}, Phase1Options(jobs=2),
+                        lambda done, total: seen.append(done))
     assert alone.workers == 0 and pooled.workers == 2
+    assert seen == list(range(1, len(paths) + 1))
     assert [facts_to_data(f) for f in pooled.facts] == [facts_to_data(f) for f in alone.facts]
     assert [f.path for f in pooled.facts] == paths  # the order asked for, whatever the pool did
 

@@ -265,20 +265,32 @@ def finish_phase1(found: Survey, options: Phase1Options,
                 for work in awaited:
                     if decode(work, late):
                         count()
-            # What the workers stored is decoded once they have ended: decoded as it came,
+            # What the workers parsed is decoded once they have ended: decoded as it came,
             # the facts of a large project (200 MB of the standard library's) grew here
             # beside the workers' parse peaks, and the process tree peaked at their sum.
+            # Most of it waits in the cache; what they had to send back waits here as
+            # text, which takes about half the memory of its facts.
             stored: list[_Work] = []
+            sent: list[tuple[int, str]] = []
             in_todo = {work.index: work for work in todo}
             for index, text in parsed:
                 if text is None:
                     stored.append(in_todo[index])
+                elif result.workers:
+                    sent.append((index, text))
                 else:
                     facts[index] = facts_from_data(json.loads(text))
                 count()
             for number, work in enumerate(stored, 1):
                 decode(work, unstored)
                 if number % _TRIM_EVERY == 0:
+                    release_free_memory()
+            sent.reverse()  # decoded in order, each text let go as its facts are made
+            while sent:
+                index, text = sent.pop()
+                facts[index] = facts_from_data(json.loads(text))
+                del text
+                if len(sent) % _TRIM_EVERY == 0:
                     release_free_memory()
             for index, text in _extract_each(root, [*late, *unstored], cache):
                 facts[index] = facts_from_data(json.loads(text))  # type: ignore[arg-type]  # shipped
