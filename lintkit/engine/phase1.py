@@ -270,27 +270,23 @@ def finish_phase1(found: Survey, options: Phase1Options,
             # beside the workers' parse peaks, and the process tree peaked at their sum.
             # Most of it waits in the cache; what they had to send back waits here as
             # text, which takes about half the memory of its facts.
-            stored: list[_Work] = []
-            sent: list[tuple[int, str]] = []
+            waiting: list[tuple[_Work, str | None]] = []  # text None: in the cache
             in_todo = {work.index: work for work in todo}
             for index, text in parsed:
-                if text is None:
-                    stored.append(in_todo[index])
-                elif result.workers:
-                    sent.append((index, text))
-                else:
+                if text is None or result.workers:
+                    waiting.append((in_todo[index], text))
+                else:  # parsed here, in this process: nothing to wait for
                     facts[index] = facts_from_data(json.loads(text))
                 count()
-            for number, work in enumerate(stored, 1):
-                decode(work, unstored)
-                if number % _TRIM_EVERY == 0:
-                    release_free_memory()
-            sent.reverse()  # decoded in order, each text let go as its facts are made
-            while sent:
-                index, text = sent.pop()
-                facts[index] = facts_from_data(json.loads(text))
-                del text
-                if len(sent) % _TRIM_EVERY == 0:
+            waiting.reverse()  # decoded in order, each text let go as its facts are made
+            while waiting:
+                work, text = waiting.pop()
+                if text is None:
+                    decode(work, unstored)
+                else:
+                    facts[work.index] = facts_from_data(json.loads(text))
+                    del text
+                if len(waiting) % _TRIM_EVERY == 0:
                     release_free_memory()
             for index, text in _extract_each(root, [*late, *unstored], cache):
                 facts[index] = facts_from_data(json.loads(text))  # type: ignore[arg-type]  # shipped
