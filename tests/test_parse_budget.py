@@ -50,7 +50,7 @@ def _second_parse_waits(held: int, asked: int) -> bool:
         try:
             # Let in at once, it answers while the holder still holds; kept out, it does not.
             waited = answers.get(timeout=1.0)
-        except Exception:  # queue.Empty: it is waiting
+        except queue.Empty:  # it is waiting
             release.set()
             waited = answers.get(timeout=30)
         release.set()
