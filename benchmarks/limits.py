@@ -20,6 +20,9 @@ beside lion-lint's whole per-file phase 1 and the one other parser a design coul
   ast       CPython's ``ast.parse`` of the same file: the cheapest other source of line
             and column a design could use instead of a code-generation pass
   memory    the peak RSS of a fresh interpreter parsing each of the largest files
+  cores     LibCST's parse in one process over every file, against as many processes as
+            there are usable cores, each over an equal share of the bytes, all at once: how
+            far this machine's cores are from dividing the floor by their number
 
 Times are totals over the corpus in one process, medians of --runs passes; they
 alternate file by file, so a machine whose speed drifts slows them alike. It then prints
@@ -36,8 +39,8 @@ import sysconfig
 import time
 from pathlib import Path
 
-from bench import (check_corpus, corpus_files, machine, mid_size_file, parse_floor,
-                   positive_count)
+from bench import (PARSE_FLOOR, check_corpus, corpus_files, machine, mid_size_file,
+                   parse_floor, positive_count)
 
 from lintkit.engine.phase1 import usable_cores
 
@@ -138,6 +141,41 @@ def parse_costs(paths: list[str], sources: list[bytes], runs: int) -> dict[str, 
     return {name: statistics.median(values) for name, values in passes.items()}
 
 
+def shares(paths: list[str], sizes: list[int], count: int) -> list[list[str]]:
+    """``paths`` dealt into ``count`` shares of about equal bytes: largest first, each to
+    the share that holds the fewest bytes so far."""
+    dealt: list[list[str]] = [[] for _ in range(count)]
+    held = [0] * count
+    for size, path in sorted(zip(sizes, paths), key=lambda pair: (-pair[0], pair[1])):
+        lightest = held.index(min(held))
+        dealt[lightest].append(path)
+        held[lightest] += size
+    return [share for share in dealt if share]
+
+
+def parse_on_cores(root: Path, paths: list[str], sizes: list[int], cores: int,
+                   runs: int) -> tuple[float, float]:
+    """Medians of (one process's parse of every file, the slowest parse of ``cores``
+    processes each parsing its share at the same time). Each time is the parse alone, as
+    each process measures it (bench.py's floor), not its start or ``import libcst``."""
+    one: list[float] = []
+    slowest: list[float] = []
+    dealt = shares(paths, sizes, cores)
+    for _ in range(runs):
+        one.append(parse_floor(root, paths))
+        started = [subprocess.Popen([sys.executable, "-c", PARSE_FLOOR], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True) for _ in dealt]
+        # Each is given its files before any is waited for: they parse at the same time.
+        for process, share in zip(started, dealt):
+            process.stdin.write("\n".join(str(root / p) for p in share))  # type: ignore[union-attr]
+            process.stdin.close()  # type: ignore[union-attr]
+        outputs = [process.stdout.read() for process in started]  # type: ignore[union-attr]
+        if any(process.wait() for process in started):
+            raise RuntimeError("a parsing process failed")
+        slowest.append(max(float(text) for text in outputs))
+    return statistics.median(one), statistics.median(slowest)
+
+
 def parse_peak(path: Path) -> tuple[int, int]:
     """(RSS after importing LibCST, peak RSS after parsing ``path``), in bytes."""
     done = subprocess.run([sys.executable, "-c", PEAK, str(path)], capture_output=True,
@@ -169,7 +207,12 @@ def main() -> None:
     floor = costs["parse (the floor)"]
     for name, seconds in costs.items():
         print(f"  {name:<20} {seconds:7.3f} s   {seconds / floor:5.2f} x the floor")
-    largest = [p for _, p in sorted(zip(map(len, sources), paths))[-3:]]
+    sizes = [len(source) for source in sources]
+    alone, together = parse_on_cores(root, paths, sizes, cores, options.runs)
+    print(f"  {f'parse on {cores} cores':<20} {together:7.3f} s   the slowest of {cores} processes "
+          f"parsing equal shares at once, {together / alone:.2f} x one process's "
+          f"{alone:.3f} s (dividing by {cores} would give {1 / cores:.2f} x)")
+    largest = [p for _, p in sorted(zip(sizes, paths))[-3:]]
     peaks = {p: parse_peak(root / p) for p in largest}
     for path, (before, after) in peaks.items():
         print(f"  memory parsing {path}: {after / 2**20:.0f} MB peak "
@@ -190,6 +233,9 @@ def main() -> None:
           f"{facts_share / floor:.2f} x. Spread perfectly over {cores} cores "
           f"that is {costs['phase 1'] / cores / floor:.2f} x the floor of wall time before "
           f"phase 2 (target 0.6 x); LibCST's part alone is {libcst_share / cores / floor:.2f} x")
+    print(f"        spread as this machine's cores spread LibCST's parse ({together / alone:.2f} x "
+          f"one process), phase 1 is {costs['phase 1'] * together / alone / floor:.2f} x, and "
+          f"LibCST's part alone {libcst_share * together / alone / floor:.2f} x")
     print(f"        with positions from CPython's parser (a second parse, "
           f"{costs['ast.parse'] / floor:.2f} x) in place of the position pass, phase 1 would be "
           f"{with_ast / cores / floor:.2f} x: that keeps lion-lint's bookkeeping of positions, "

@@ -60,3 +60,34 @@ def test_a_corpus_without_python_files_is_a_usage_error(tmp_path: Path, script: 
     result = _run(script, str(tmp_path / "docs"), cwd=tmp_path)
     assert result.returncode == 2
     assert "docs: no Python files to lint" in result.stderr
+
+
+def test_limits_takes_a_corpus_apart_end_to_end(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    (corpus / "pkg").mkdir(parents=True)
+    for i in range(4):
+        (corpus / "pkg" / f"m{i}.py").write_text(
+            "".join(f"def f{j}(x):\n    return x + {j}\n" for j in range(50 * (i + 1))))
+
+    result = _run("limits.py", "--runs", "1", str(corpus), cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    for line in ("import libcst", "parse (the floor)", "positions", "phase 1", "ast.parse",
+                 "the slowest of", "memory parsing pkg/m3.py", "cold: phase 1 costs",
+                 "spread as this machine's cores spread LibCST's parse", "changed:",
+                 "memory: while one worker"):
+        assert line in result.stdout
+
+
+def test_limits_deals_equal_shares_of_the_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from limits import shares
+
+    paths = ["a.py", "b.py", "c.py", "d.py", "e.py"]
+    # Largest first, each to the lighter share: 50 + 20 + 10 beside 40 + 30.
+    assert shares(paths, [50, 40, 30, 20, 10], 2) == [["a.py", "d.py", "e.py"],
+                                                      ["b.py", "c.py"]]
+    assert shares(paths, [10, 10, 10, 10, 10], 2) == [["a.py", "c.py", "e.py"],
+                                                      ["b.py", "d.py"]]
+    # More cores than files: no empty share (a process with nothing to parse measures 0).
+    assert shares(["a.py"], [7], 4) == [["a.py"]]
