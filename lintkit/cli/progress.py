@@ -27,14 +27,18 @@ class ProgressBar:
         if self.progress is None:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-            self.progress = Progress(TextColumn("parsing"), BarColumn(), MofNCompleteColumn(),
-                                     console=self.console(), transient=True)
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), console=self.console(),
+                                     transient=True)
             self.progress.start()
         if self.task is None or done == 1:
             if self.task is not None:
                 self.progress.remove_task(self.task)
             self.task = self.progress.add_task("parsing", total=total)
-        self.progress.update(self.task, completed=done)
+        # Once every file is parsed, what is left (the facts read in, the index, the rules)
+        # takes seconds on a large project: a full bar alone would look like a hang.
+        self.progress.update(self.task, completed=done,
+                             description="checking" if done >= total else "parsing")
 
     def __enter__(self) -> ProgressBar:
         return self
