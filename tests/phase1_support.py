@@ -33,7 +33,7 @@ def filler(number: int) -> str:
             f"class Thing{index}(Params):",
             f"    label = 'thing-{index}'",
             f"    def run(self, value: int = {index}) -> dict[str, int]:",
-            f"        return {{'k': os.getpid() + value, 'n': len(str(self.label))}}",
+            "        return {'k': os.getpid() + value, 'n': len(str(self.label))}",
             "",
         ]
     lines.append(f"REGISTRY = {{name: i for i, name in enumerate(['a', 'b'])}}  # {number}")
