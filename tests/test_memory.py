@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from lintkit.cli.compose import compose
-from lintkit.engine.phase1 import _libc_function, _malloc_trim
+from lintkit.engine.memory import _malloc_trim, libc_function
 from lintkit.engine.run import RunOptions, lint_paths
 from tests.phase1_support import add_local_rule, make_project, run
 
@@ -107,7 +107,7 @@ def test_the_command_line_ends_without_freeing_what_the_run_made(tmp_path: Path)
 # cannot shrink from its top and glibc keeps the pages in between.
 _FRAGMENTED_HEAP = """
 import os
-from lintkit.engine.phase1 import release_free_memory
+from lintkit.engine.memory import release_free_memory
 
 def resident_mb():
     return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
@@ -207,14 +207,14 @@ def _arenas_after_a_pool_run(project: Path, **env: str) -> int:
     return int(output)
 
 
-@pytest.mark.skipif(_libc_function("malloc_stats") is None, reason="glibc's arenas only")
+@pytest.mark.skipif(libc_function("malloc_stats") is None, reason="glibc's arenas only")
 def test_the_pools_results_are_received_into_the_main_arena(tmp_path: Path) -> None:
     """The pool's receiving thread would get an arena of its own, whose freed top glibc
     never hands back (45 MB of the standard library's cold run)."""
     assert _arenas_after_a_pool_run(tmp_path) == 1
 
 
-@pytest.mark.skipif(_libc_function("malloc_stats") is None, reason="glibc's arenas only")
+@pytest.mark.skipif(libc_function("malloc_stats") is None, reason="glibc's arenas only")
 def test_a_malloc_arena_max_in_the_environment_is_left_alone(tmp_path: Path) -> None:
     assert _arenas_after_a_pool_run(tmp_path, MALLOC_ARENA_MAX="4") > 1
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lintkit.core.facts import facts_to_data
-from lintkit.engine import phase1
+from lintkit.engine import budget, phase1
 from lintkit.engine.discovery import discover
 from lintkit.engine.cache import content_hash
 from lintkit.engine.phase1 import Phase1Options, _batches, _Work, run_phase1
@@ -174,8 +174,8 @@ def test_a_worker_sends_the_text_only_of_what_the_cache_cannot_serve(project: Pa
 def test_a_pool_whose_budget_lets_one_parse_at_a_time_gives_the_same_facts(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every module here is larger than this budget, so each parse runs alone."""
-    monkeypatch.setattr(phase1, "PARSE_BUDGET_PER_WORKER", 1024)
-    monkeypatch.setattr(phase1, "_BUDGET_FLOOR_BYTES", 512)
+    monkeypatch.setattr(budget, "PER_WORKER_BYTES", 1024)
+    monkeypatch.setattr(budget, "FLOOR_BYTES", 512)
     paths = _paths(project)
     pooled = run_phase1(project, paths, {}, Phase1Options(jobs=2))
     alone = run_phase1(project, paths, {}, Phase1Options(jobs=1))

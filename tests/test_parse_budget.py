@@ -13,14 +13,15 @@ from typing import Any
 
 import pytest
 
+from lintkit.engine import budget as budget_module
 from lintkit.engine import phase1
-from lintkit.engine.phase1 import PARSE_BUDGET_PER_WORKER, ParseBudget, parse_budget
+from lintkit.engine.budget import PER_WORKER_BYTES, ParseBudget, parse_budget
 from lintkit.parsing.extract import extract
 from lintkit.parsing.pieces import PIECEWISE_MIN_BYTES
 
 KB = 1024
-LIMIT = 2 * PARSE_BUDGET_PER_WORKER  # two workers' budget
-FLOOR = phase1._BUDGET_FLOOR_BYTES
+LIMIT = 2 * PER_WORKER_BYTES  # two workers' budget
+FLOOR = budget_module.FLOOR_BYTES
 
 
 def _hold(budget: ParseBudget, size: int, entered: Any, release: Any, leaving: Any) -> None:
@@ -141,7 +142,7 @@ def _hold_forever(budget: ParseBudget, entered: Any) -> None:
 
 def test_a_worker_holding_the_budget_forever_does_not_stall_the_other(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(phase1, "_BUDGET_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(budget_module, "WAIT_SECONDS", 0.5)
     context = phase1._pool_context()
     budget = ParseBudget(context, LIMIT)
     entered, never, answers = context.Event(), context.Event(), context.Queue()

@@ -11,7 +11,6 @@ cache never imports LibCST.
 
 from __future__ import annotations
 
-import functools
 import gc
 import json
 import os
@@ -23,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from lintkit.core.facts import FACTS_VERSION, FileFacts, ParseError, facts_from_data, facts_to_data
+from lintkit.engine.budget import ParseBudget, parse_budget
 from lintkit.engine.cache import (FactsCache, cache_salt, content_hash,
                                   unusable_cache_directory)
+from lintkit.engine.memory import libc_function, one_malloc_arena, release_free_memory
 
 Progress = Callable[[int, int], None]
 
@@ -43,18 +44,6 @@ _BATCH_MIN_BYTES = 24 * 1024
 _RELEASE_MIN_BYTES = 32 * 1024
 # The main process hands back freed memory after every this many files it decodes.
 _TRIM_EVERY = 64
-# The workers together parse at most this many bytes at once per worker (one larger piece
-# runs alone), and parses below the floor do not count: LibCST's native working memory is
-# some 0.5 MB per KB of code, and a worker rests at about 60 MB, so two workers and this
-# process stay under 300 MB where two large pieces would take them to 350 MB. Per worker,
-# so that more workers (--jobs) still parse large modules side by side.
-PARSE_BUDGET_PER_WORKER = 128 * 1024
-_BUDGET_FLOOR_BYTES = 8 * 1024
-# A worker waits no longer than this for the budget: a worker that died holding some of it
-# (the pool then breaks, and this process redoes its files) must not stall the other.
-_BUDGET_WAIT_SECONDS = 30.0
-
-
 @dataclass(frozen=True)
 class Phase1Options:
     #: Where cache entries live; None runs without the cache.
@@ -536,62 +525,8 @@ def _parse_into_cache(root: Path, paths: list[str], cache: FactsCache, max_file_
         os._exit(1)
 
 
-class ParseBudget:
-    """The bytes of source the workers parse at once, shared between them.
-
-    A LibCST parse needs native working memory in proportion to what it parses (the
-    standard library's 739 KB ``pydoc_data/topics.py``, a single statement, takes 150 MB),
-    and frees it when the tree is built. Two large parses at once were the run's memory
-    peak, so a parse waits while the others' bytes and its own exceed the limit; a parse
-    larger than the limit waits for the others to finish and then runs alone, and one below
-    ``_BUDGET_FLOOR_BYTES`` never waits.
-
-    The first parse that has to wait reserves its bytes, and no later parse is let in
-    past them: with many workers, parses that fit would otherwise keep coming while a
-    large one waited for room that never came."""
-
-    def __init__(self, context: Any, limit: int) -> None:
-        self.limit = limit
-        self._changed = context.Condition()
-        self._in_use = context.RawValue("q", 0)
-        self._reserved = context.RawValue("q", 0)  # by the parse waiting first, if any
-
-    @contextmanager
-    def admit(self, size: int) -> Iterator[None]:
-        if size < _BUDGET_FLOOR_BYTES:
-            yield
-            return
-        with self._changed:
-            if not self._fits(size, self._reserved.value):
-                reserving = self._reserved.value == 0
-                if reserving:
-                    self._reserved.value = size
-                try:
-                    # The reserving parse does not wait behind its own reservation.
-                    self._changed.wait_for(
-                        lambda: self._fits(size, 0 if reserving else self._reserved.value),
-                        timeout=_BUDGET_WAIT_SECONDS)
-                finally:
-                    if reserving:
-                        self._reserved.value = 0
-            self._in_use.value += size
-        try:
-            yield
-        finally:
-            with self._changed:
-                self._in_use.value -= size
-                self._changed.notify_all()
-
-    def _fits(self, size: int, reserved: int) -> bool:
-        """Whether a parse of ``size`` may start beside what runs and ``reserved``."""
-        in_use = self._in_use.value
-        return (in_use == 0 and reserved == 0) or in_use + size + reserved <= self.limit
-
-
-def parse_budget(context: Any, workers: int) -> ParseBudget | None:
-    """The budget ``workers`` workers share (None for one: nothing to share)."""
-    return ParseBudget(context, workers * PARSE_BUDGET_PER_WORKER) if workers > 1 else None
-
+# prctl's option that signals a process when its parent dies, from linux/prctl.h.
+_PR_SET_PDEATHSIG = 1
 
 #: In a worker, the budget its parses share with the other workers' (None elsewhere).
 _budget: ParseBudget | None = None
@@ -611,7 +546,7 @@ def _worker_started(parent: int, budget: ParseBudget | None = None) -> None:
     # A parent killed outright (SIGKILL, the OOM killer, a CI timeout's SIGTERM before it
     # stops the pool) cannot stop its workers, which would parse their queue to the end and
     # then wait for more forever. Linux ends them with it; a parent already gone is seen now.
-    prctl = _libc_function("prctl")
+    prctl = libc_function("prctl")
     if prctl is not None:
         prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:
@@ -644,56 +579,6 @@ def _extract_batch(root: Path, batch: Sequence[_Work],
     # Small files free little each, but a batch of them adds up; the worker may wait idle.
     release_free_memory()
     return results
-
-
-def release_free_memory() -> None:
-    """Return the C heap's free pages to the system (glibc only; elsewhere nothing).
-
-    glibc keeps memory that a program frees for its next allocations, so without this a
-    worker that once parsed a large module holds its peak to the end of the run: on the
-    standard library, 360 MB and 190 MB for two workers instead of 60 to 130 MB each."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-def one_malloc_arena() -> None:
-    """Keep this process's C heap to one arena (glibc only; elsewhere nothing).
-
-    The worker pool's results are received by a thread of this process, and glibc gives
-    a second thread an arena of its own. The facts' text it receives lands there and is
-    freed once decoded, but glibc hands back the free top of only its main arena: on the
-    standard library the other kept some 45 MB, and a cold run ended phase 1 at 293 MB
-    against 259 MB warm, with the same objects. With one arena that memory is reused by
-    the decoding. glibc fixes the limit the first time a thread asks for an arena, so it
-    holds for the rest of the process; threads then share the arena's lock, which the GIL
-    mostly serialises anyway. A ``MALLOC_ARENA_MAX`` in the environment is the user's
-    choice and is left alone."""
-    mallopt = _libc_function("mallopt")
-    if mallopt is not None and "MALLOC_ARENA_MAX" not in os.environ:
-        mallopt(_M_ARENA_MAX, 1)
-
-
-# mallopt's parameter number for the arena limit, from glibc's malloc.h.
-_M_ARENA_MAX = -8
-# prctl's option that signals a process when its parent dies, from linux/prctl.h.
-_PR_SET_PDEATHSIG = 1
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    return _libc_function("malloc_trim")
-
-
-@functools.cache
-def _libc_function(name: str) -> Callable[..., int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        return getattr(ctypes.CDLL(None), name)  # type: ignore[no-any-return]
-    except (AttributeError, OSError):  # musl and other C libraries lack glibc's extensions
-        return None
 
 
 def _extract_each(root: Path, batch: Sequence[_Work], cache: FactsCache | None,
