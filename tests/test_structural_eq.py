@@ -297,8 +297,6 @@ def test_assigned_after_definition() -> None:
 
 
 def test_override_reason_suppresses_and_is_listed() -> None:
-    from lintkit.core.builtin import ENGINE_RULES  # noqa: F401 - engine rules run by default
-
     source = (
         "from dataclasses import dataclass\nfrom pkg.base import Params\n\n"
         "@dataclass(eq=False)\nclass A(Params):\n"
