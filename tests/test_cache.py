@@ -6,7 +6,9 @@ Every test runs phase 1 (or the command) on a real project in a temporary direct
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -338,3 +340,40 @@ def test_clean_keeps_a_tagged_directory_that_holds_files_lion_lint_did_not_write
     (cache / "mine.txt").unlink()
     assert run("clean", cwd=tmp_path).returncode == 0
     assert not cache.exists()
+
+
+def _leave_salt(cache: Path, salt: str, days_ago: float, stamped: bool = True) -> None:
+    """Entries under another salt, as another lion-lint left them ``days_ago`` days ago."""
+    for kind in ("facts", "results"):
+        shard = cache / f"{kind}-{salt}" / "ab"
+        shard.mkdir(parents=True)
+        (shard / "entry.json").write_text("{}")
+    when = time.time() - days_ago * 24 * 3600
+    if stamped:
+        (cache / f"facts-{salt}" / "used").write_text("")
+        os.utime(cache / f"facts-{salt}" / "used", (when, when))
+    for kind in ("facts", "results"):
+        os.utime(cache / f"{kind}-{salt}", (when, when))
+
+
+def test_a_run_that_writes_removes_salts_unused_for_a_month(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    run("check", cwd=tmp_path)
+    cache = tmp_path / ".lion-lint-cache"
+    (current,) = [p.name[len("facts-"):] for p in cache.glob("facts-*")]
+    _leave_salt(cache, "0" * 16, days_ago=40)
+    _leave_salt(cache, "1" * 16, days_ago=10)
+    _leave_salt(cache, "2" * 16, days_ago=40, stamped=False)  # from before the stamp
+
+    run("check", cwd=tmp_path)  # warm: replays, writes nothing, removes nothing
+    assert len(list(cache.glob("facts-*"))) == 4 and len(list(cache.glob("results-*"))) == 4
+
+    (tmp_path / "src/pkg/bad.py").write_text(BAD.replace("class Bad", "class Worse"), "utf-8")
+    assert run("check", cwd=tmp_path).returncode == 1
+
+    left = sorted(p.name for p in cache.iterdir() if p.name.startswith(("facts-", "results-")))
+    assert left == sorted([f"facts-{current}", f"results-{current}",
+                           f"facts-{'1' * 16}", f"results-{'1' * 16}"])
+    # This run's salt is marked as used now.
+    assert time.time() - (cache / f"facts-{current}" / "used").stat().st_mtime < 600
+    assert run("clean", cwd=tmp_path).returncode == 0 and not cache.exists()

@@ -16,11 +16,14 @@ Layout::
 
     <cache-dir>/CACHEDIR.TAG, .gitignore     markers (backup tools and git skip the directory)
     <cache-dir>/facts-<salt>/<xx>/<name>.json one entry per project file
+    <cache-dir>/facts-<salt>/used            touched by each run that writes under the salt
     <cache-dir>/results-<salt>/<place>.json   a project's last result (lintkit.engine.results)
     <cache-dir>/replay/<place>.json          how to replay it unvalidated (lintkit.engine.replay)
 
 ``<name>`` hashes the file's project-relative path together with where the project lies
 relative to the cache directory, so that projects sharing one ``--cache-dir`` keep apart.
+The entries of a salt that no run has written to for 30 days are removed by the next run
+that writes (``remove_stale_salts``): an upgrade does not leave its predecessor's behind.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -167,12 +171,19 @@ class FactsCache:
         return True
 
     def prepare(self) -> None:
+        """Before a run's first write: the markers, this salt marked as used now, and the
+        entries of salts left unused for ``STALE_SALT_SECONDS`` removed."""
+        if self._prepared:
+            return
         self.directory.mkdir(parents=True, exist_ok=True)
         for name, text in ((".gitignore", "# Created by lion-lint.\n*\n"),
                            ("CACHEDIR.TAG", f"{CACHEDIR_SIGNATURE}\n{_TAG_NOTE}\n")):
             marker = self.directory / name
             if not marker.exists():
                 write_entry(marker, text)
+        self.entries.mkdir(exist_ok=True)
+        (self.entries / _USED).touch()
+        remove_stale_salts(self.directory, self.salt_id)
         self._prepared = True
 
 
@@ -212,6 +223,49 @@ def unusable_cache_directory(directory: Path, root: Path) -> str | None:
     except OSError:
         return None  # unreadable: writing fails too, and the run goes on without a cache
     return "it holds files, and no CACHEDIR.TAG says it is lion-lint's cache"
+
+
+#: A salt whose entries no run has written to for this long is someone's past (an older
+#: lion-lint, Python or LibCST): the next run that writes under another salt removes them.
+STALE_SALT_SECONDS = 30 * 24 * 3600
+#: In each salt's facts directory: touched by every run that writes under that salt.
+_USED = "used"
+
+
+def remove_stale_salts(directory: Path, current: str) -> None:
+    """Delete the facts and results of every salt but ``current`` that no run has written
+    to for ``STALE_SALT_SECONDS``.
+
+    Each lion-lint, Python or LibCST version writes under a salt of its own, so without
+    this every upgrade would leave a full copy of the project's facts behind (97 MB for the
+    standard library). A salt still in use by another installation that writes (a
+    pre-commit environment beside a virtual environment) is kept; one that has only
+    replayed for a month loses its entries and parses once more. A directory another
+    process is writing into is left as it is (what cannot be removed is skipped)."""
+    try:
+        names = [entry.name for entry in os.scandir(directory)]
+    except OSError:
+        return
+    salts = {name.partition("-")[2] for name in names
+             if name.startswith(("facts-", "results-"))} - {current}
+    cutoff = time.time() - STALE_SALT_SECONDS
+    for salt in sorted(salts):
+        if _last_written(directory, salt) < cutoff:
+            for kind in ("facts", "results"):
+                shutil.rmtree(directory / f"{kind}-{salt}", ignore_errors=True)
+
+
+def _last_written(directory: Path, salt: str) -> float:
+    """When a run last wrote under ``salt``: its stamp, or the latest change to its
+    directories (a results entry replaced, a stamp lost)."""
+    times = []
+    for path in (directory / f"facts-{salt}" / _USED, directory / f"facts-{salt}",
+                 directory / f"results-{salt}"):
+        try:
+            times.append(path.stat().st_mtime)
+        except OSError:
+            continue
+    return max(times, default=0.0)
 
 
 #: What lion-lint writes at the top of its cache directory (the temporary files included).
