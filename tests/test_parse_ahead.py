@@ -186,13 +186,19 @@ def _die(*_: object) -> None:
     pass  # a child that stored nothing (killed, out of memory)
 
 
+def _cached_project(root: Path) -> tuple[list[str], phase1.Phase1Options]:
+    """A project whose files are all in the cache: its paths and the options that use it."""
+    make_project(root)
+    paths = _paths(root)
+    cached = phase1.Phase1Options(cache_dir=root / ".lion-lint-cache", jobs=2)
+    phase1.run_phase1(root, paths, {}, cached)
+    return paths, cached
+
+
 @pytest.mark.parametrize("child", [_parse_later, _die], ids=["parses", "dies"])
 def test_the_full_run_decodes_the_rest_then_waits_for_the_files_parsed_ahead(
         tmp_path: Path, child: object) -> None:
-    make_project(tmp_path)
-    paths = _paths(tmp_path)
-    cached = phase1.Phase1Options(cache_dir=tmp_path / ".lion-lint-cache", jobs=2)
-    phase1.run_phase1(tmp_path, paths, {}, cached)
+    paths, cached = _cached_project(tmp_path)
     (tmp_path / BAD).write_text((tmp_path / BAD).read_text() + "\nEXTRA = 1\n")
     cache = _cache(tmp_path)
     process = multiprocessing.get_context("fork").Process(
@@ -217,3 +223,58 @@ def test_a_parse_ahead_for_another_cache_is_ignored(tmp_path: Path) -> None:
     elsewhere = phase1.facts_cache(tmp_path, tmp_path / "other-cache", Settings())
     assert ahead.serves(_cache(tmp_path)) and not ahead.serves(elsewhere)
     assert not ahead.serves(None)
+
+
+def _check_buffer_saying(root: Path, buffer: str, *args: str) -> tuple[str, bool]:
+    """As ``_check_saying``, with ``buffer`` on stdin as the unsaved text of BAD."""
+    said = root.parent / f"{root.name}-said.txt"
+    done = subprocess.run([sys.executable, "-c", _SAYS_WHO_PARSED, str(said), "check",
+                           "--output-format", "json", "--stdin-filename", BAD, *args, "-"],
+                          cwd=root, input=buffer, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    return done.stdout, said.read_text() == "True"
+
+
+def test_the_command_line_leaves_an_editor_buffer_to_a_child_and_never_caches_it(
+        tmp_path: Path) -> None:
+    make_project(tmp_path)
+    _check_saying(tmp_path, "--jobs", "2")  # the cache holds every file as saved
+    saved = content_hash((tmp_path / BAD).read_bytes())
+    buffer = (tmp_path / BAD).read_text() + "\n\n@dataclass\nclass Unsaved(Mid):\n    pass\n"
+
+    report, parsed_here = _check_buffer_saying(tmp_path, buffer, "--jobs", "2")
+
+    assert not parsed_here  # the child parsed the buffer; this process never imported LibCST
+    assert report == _check_buffer_saying(tmp_path, buffer, "--jobs", "2", "--no-cache")[0]
+    assert "Unsaved" in report  # the buffer's own diagnostic, not the saved file's
+    assert _cache(tmp_path).has_entry(BAD, saved)  # the entry is still the saved file's
+    assert _check_buffer_saying(tmp_path, buffer, "--jobs", "1")[1]  # one job: parsed here
+
+
+def _die_silently(*_: object) -> None:
+    pass  # a child that sends nothing (killed, out of memory)
+
+
+@pytest.mark.parametrize("case", ["parsed", "child dies", "buffer edited since"])
+def test_the_full_run_takes_a_buffer_from_its_child_or_parses_it_itself(
+        tmp_path: Path, case: str) -> None:
+    paths, cached = _cached_project(tmp_path)
+    buffer = (tmp_path / BAD).read_bytes() + b"\n\n@dataclass\nclass Unsaved(Mid):\n    pass\n"
+    if case == "child dies":
+        context = multiprocessing.get_context("fork")
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_die_silently, daemon=True)
+        process.start()
+        send.close()
+        ahead = phase1.ParsedAhead(None, frozenset(), process,
+                                   (BAD, content_hash(buffer), receive))
+    else:
+        ahead = phase1.parse_buffer_ahead(BAD, buffer, jobs=2)
+    assert ahead is not None
+    if case == "buffer edited since":  # the run lints newer text than the child parses
+        buffer += b"\nLATER = 1\n"
+    result = phase1.run_phase1(tmp_path, paths, {BAD: buffer}, replace(cached, ahead=ahead))
+    assert result.parsed == [BAD] and result.from_cache == len(paths) - 1
+    alone = phase1.run_phase1(tmp_path, paths, {BAD: buffer}, phase1.Phase1Options(jobs=1))
+    assert [facts_to_data(f) for f in result.facts] == [facts_to_data(f) for f in alone.facts]
+    assert not _cache(tmp_path).has_entry(BAD, content_hash(buffer))

@@ -211,11 +211,14 @@ def finish_phase1(found: Survey, options: Phase1Options,
     hits: list[_Work] = []
     todo: list[_Work] = []
     awaited: list[_Work] = []  # being parsed into the cache ahead of this run
+    buffered: list[_Work] = []  # an editor's buffer being parsed ahead of this run
     for work in found.works:
         if cache is not None and cache.has_entry(work.path, work.digest):
             hits.append(work)
         elif ahead is not None and work.store and work.path in ahead.paths:
             awaited.append(work)
+        elif ahead is not None and ahead.parses(work):
+            buffered.append(work)
         else:
             todo.append(work)
     facts = list(found.facts)
@@ -230,7 +233,7 @@ def finish_phase1(found: Survey, options: Phase1Options,
                                          len(hits) + len(awaited))
         late: list[_Work] = []  # cache hits that failed to load: parsed here
         unstored: list[_Work] = []  # what a worker stored but this process cannot load
-        done = total - len(hits) - len(todo) - len(awaited)
+        done = total - len(hits) - len(todo) - len(awaited) - len(buffered)
 
         def count() -> None:
             nonlocal done
@@ -254,6 +257,14 @@ def finish_phase1(found: Survey, options: Phase1Options,
                 for work in awaited:
                     if decode(work, late):
                         count()
+            unsent: list[_Work] = []  # a buffer whose child ended without its facts
+            for work in buffered:  # likewise needed only now
+                text = ahead.buffer_facts()  # type: ignore[union-attr]  # buffered: an ahead
+                if text is None:
+                    unsent.append(work)
+                else:
+                    facts[work.index] = facts_from_data(json.loads(text))
+                    count()
             # What the workers parsed is decoded once they have ended: decoded as it came,
             # the facts of a large project (200 MB of the standard library's) grew here
             # beside the workers' parse peaks, and the process tree peaked at their sum.
@@ -277,7 +288,7 @@ def finish_phase1(found: Survey, options: Phase1Options,
                     del text
                 if len(waiting) % _TRIM_EVERY == 0:
                     release_free_memory()
-            for index, text in _extract_each(root, [*late, *unstored], cache):
+            for index, text in _extract_each(root, [*late, *unstored, *unsent], cache):
                 facts[index] = facts_from_data(json.loads(text))  # type: ignore[arg-type]  # shipped
                 if index not in in_todo:  # counted already when a worker stored it
                     count()
@@ -285,7 +296,7 @@ def finish_phase1(found: Survey, options: Phase1Options,
             stop()
             raise
     result.from_cache = len(hits) + len(awaited) - len(late)
-    result.parsed = [work.path for work in (*todo, *late)]
+    result.parsed = [work.path for work in (*todo, *buffered, *late)]
     result.facts = [f for f in facts if f is not None]
     return result
 
@@ -440,25 +451,51 @@ def _stop_workers(executor: Any) -> None:
 
 
 class ParsedAhead:
-    """A few changed files being parsed into the cache by a child process.
+    """A few changed files, or an editor's buffer, being parsed by a child process.
 
     A warm run that misses its replay because a few files changed (see
     ``lintkit.engine.replay``) knows which ones a tenth of a second before the full run
     could start parsing them: the configuration's model, the rules and a survey of every
     file come first. Started then, the child imports LibCST and parses meanwhile; the full
     run decodes every other file and then finds these in the cache (``finish_phase1``).
+    An editor's unsaved buffer is known from the start, but never cached: its facts come
+    back through a pipe (``parse_buffer_ahead``).
     """
 
-    def __init__(self, cache: FactsCache, paths: frozenset[str], process: Any) -> None:
+    def __init__(self, cache: FactsCache | None, paths: frozenset[str], process: Any,
+                 buffer: tuple[str, str, Any] | None = None) -> None:
         self.cache = cache
         #: The project files (relative to its root) the child parses.
         self.paths = paths
         self._process = process
+        #: (path, content hash, the pipe its facts come through) of a buffer it parses.
+        self._buffer = buffer
 
     def serves(self, cache: FactsCache | None) -> bool:
-        """Whether the child fills this cache (of this project, under this salt)."""
-        return (cache is not None and cache.entries == self.cache.entries
-                and cache.place == self.cache.place)
+        """Whether the child fills this cache (of this project, under this salt), or
+        parses a buffer, which needs none."""
+        if self._buffer is not None:
+            return True
+        return (cache is not None and self.cache is not None
+                and cache.entries == self.cache.entries and cache.place == self.cache.place)
+
+    def parses(self, work: _Work) -> bool:
+        """Whether ``work`` is the buffer the child parses: the same path and bytes."""
+        return (self._buffer is not None and work.source is not None
+                and self._buffer[0] == work.path
+                and self._buffer[1] == content_hash(work.source))
+
+    def buffer_facts(self) -> str | None:
+        """The buffer's facts as JSON text, once the child sends them; None if it ended
+        without (then the full run parses the buffer itself)."""
+        assert self._buffer is not None
+        try:
+            text: str | None = self._buffer[2].recv_bytes().decode("utf-8")
+        except (EOFError, OSError):
+            text = None
+        self._buffer[2].close()
+        self._process.join()
+        return text
 
     def wait(self) -> None:
         """Until the child is done (whatever it managed is in the cache; the rest, the
@@ -472,10 +509,48 @@ def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int |
     few enough for one process (more go to the full run's pool) and a second process can
     run (more than one job, and forking, on Linux, starts it in a few milliseconds) safely
     (this process has no other thread and is no daemon). None when it does not start."""
-    if not paths or jobs == 1 or usable_cores() == 1 or not sys.platform.startswith("linux"):
+    context = _ahead_context(jobs) if paths else None
+    if context is None:
         return None
     # As few as the pool would not take (its test): sizes are looked up only when needed.
     if len(paths) >= POOL_MIN_FILES and _total_size(root, paths) >= POOL_MIN_BYTES:
+        return None
+    process = context.Process(
+        target=_parse_into_cache, args=(root, list(paths), cache, max_file_size, os.getpid()),
+        daemon=True)
+    try:
+        process.start()
+    except OSError:  # no process to be had (a limit, no memory): the full run parses them
+        return None
+    return ParsedAhead(cache, frozenset(paths), process)
+
+
+def parse_buffer_ahead(path: str, source: bytes, jobs: int | None) -> ParsedAhead | None:
+    """Start parsing an editor's buffer (``path`` within its project) in a child, which
+    sends its facts back: it imports LibCST and parses while the full run imports the
+    rules and decodes every other file's facts. None when it does not start (as
+    ``parse_ahead``)."""
+    context = _ahead_context(jobs)
+    if context is None:
+        return None
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_parse_buffer, args=(path, source, send, os.getpid()),
+                              daemon=True)
+    try:
+        process.start()
+    except OSError:
+        receive.close()
+        return None
+    finally:
+        send.close()  # the child's end: its ending without a word ends the pipe
+    return ParsedAhead(None, frozenset(), process, (path, content_hash(source), receive))
+
+
+def _ahead_context(jobs: int | None) -> Any:
+    """The fork context for a child that parses ahead, or None when none may start: one
+    job, one core, not Linux (forking elsewhere is slow or unsafe), or this process has
+    other threads or is a daemon."""
+    if jobs == 1 or usable_cores() == 1 or not sys.platform.startswith("linux"):
         return None
     import multiprocessing
     import threading
@@ -485,14 +560,16 @@ def parse_ahead(root: Path, paths: Sequence[str], cache: FactsCache, jobs: int |
     # daemonic process may have no children.
     if threading.active_count() > 1 or multiprocessing.current_process().daemon:
         return None
-    process = multiprocessing.get_context("fork").Process(
-        target=_parse_into_cache, args=(root, list(paths), cache, max_file_size, os.getpid()),
-        daemon=True)
+    return multiprocessing.get_context("fork")
+
+
+def _parse_buffer(path: str, source: bytes, send: Any, parent: int) -> None:
+    """The child of ``parse_buffer_ahead``."""
+    _worker_started(parent)
     try:
-        process.start()
-    except OSError:  # no process to be had (a limit, no memory): the full run parses them
-        return None
-    return ParsedAhead(cache, frozenset(paths), process)
+        send.send_bytes(_extract_json(path, source).encode("utf-8"))
+    except BaseException:  # the full run parses the buffer itself, and reports any error
+        os._exit(1)
 
 
 def _total_size(root: Path, paths: Sequence[str]) -> int:

@@ -159,8 +159,7 @@ def scope_of(root: Path, config_path: Path | None, settings: Any, targets: list[
     overrides: dict[str, bytes] = {}
     if options.stdin is not None:
         stdin_path, source = options.stdin
-        relative = stdin_path.relative_to(root).as_posix() if stdin_path.is_absolute() \
-            else stdin_path.as_posix()
+        relative = buffer_path(root, stdin_path)
         relative_targets = [relative]
         if options.force_exclude and is_excluded(relative, settings):
             # An editor that honours the excludes: the buffer is not linted, as its path
@@ -210,6 +209,12 @@ def empty_project(root: Path, overrides: dict[str, bytes]) -> Project:
     """A project with no facts: what a replayed result needs (its files' lines, for the
     baseline) without decoding anything."""
     return Project(root=root, index=ProjectIndex([], {}), overrides=overrides)
+
+
+def buffer_path(root: Path, stdin_path: Path) -> str:
+    """An editor buffer's path within its project (``--stdin-filename``)."""
+    return stdin_path.relative_to(root).as_posix() if stdin_path.is_absolute() \
+        else stdin_path.as_posix()
 
 
 def saved_as(path: Path, source: bytes) -> bool:

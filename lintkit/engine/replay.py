@@ -46,8 +46,8 @@ from lintkit.config.locate import ConfigError
 from lintkit.engine import phase1
 from lintkit.engine.cache import (cache_place, configured_directory, file_hash,
                                   unusable_cache_directory, write_entry)
-from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, empty_project, plan,
-                                     saved_as, scope_of, settle_result)
+from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, buffer_path,
+                                     empty_project, plan, saved_as, scope_of, settle_result)
 from lintkit.engine.results import ResultsCache, stamps
 
 #: Bump when the shape of a note changes.
@@ -68,7 +68,9 @@ def replay(paths: list[Path], config_path: Path | None, options: RunOptions) -> 
     if options.record_baseline or not options.use_cache:
         return Replay(None)
     if options.stdin is not None and not saved_as(*options.stdin):
-        return Replay(None)  # an editor's unsaved buffer: known before the note is read
+        # An editor's unsaved buffer, known before the note is read: never replayed, but
+        # parsed meanwhile, while the full run imports the rules and decodes the rest.
+        return Replay(None, _parse_buffer_ahead(paths, config_path, options))
     results = []
     for root, (config, targets) in sorted(plan(paths, config_path).items()):
         result = _replay_project(root, config, targets, options)
@@ -76,6 +78,22 @@ def replay(paths: list[Path], config_path: Path | None, options: RunOptions) -> 
             return Replay(None, result)
         results.append(result)
     return Replay(results)
+
+
+def _parse_buffer_ahead(paths: list[Path], config_path: Path | None,
+                        options: RunOptions) -> phase1.ParsedAhead | None:
+    """Start parsing the editor's buffer for the full run, placed in its project."""
+    assert options.stdin is not None
+    projects = plan(paths, config_path)
+    if len(projects) != 1:
+        return None
+    (root,) = projects
+    stdin_path, source = options.stdin
+    try:
+        path = buffer_path(root, stdin_path)
+    except ValueError:  # outside the project: the full run says so
+        return None
+    return phase1.parse_buffer_ahead(path, source, options.jobs)
 
 
 def write_note(root: Path, config_path: Path | None, options: RunOptions,
