@@ -44,6 +44,8 @@ _BATCH_MIN_BYTES = 24 * 1024
 _RELEASE_MIN_BYTES = 32 * 1024
 # The main process hands back freed memory after every this many files it decodes.
 _TRIM_EVERY = 64
+
+
 @dataclass(frozen=True)
 class Phase1Options:
     #: Where cache entries live; None runs without the cache.
@@ -112,7 +114,11 @@ def analyse_file(root: Path, path: str, source: bytes | None = None) -> FileFact
             source = (root / path).read_bytes()
         except OSError as error:
             return read_error(path, error)
-    text = _extract_json(path, source)
+    return _facts_of(_extract_json(path, source))
+
+
+def _facts_of(text: str) -> FileFacts:
+    """A file's facts from the JSON text that phase 1 writes, caches and ships."""
     return facts_from_data(json.loads(text))
 
 
@@ -263,7 +269,7 @@ def finish_phase1(found: Survey, options: Phase1Options,
                 if text is None:
                     unsent.append(work)
                 else:
-                    facts[work.index] = facts_from_data(json.loads(text))
+                    facts[work.index] = _facts_of(text)
                     count()
             # What the workers parsed is decoded once they have ended: decoded as it came,
             # the facts of a large project (200 MB of the standard library's) grew here
@@ -276,7 +282,7 @@ def finish_phase1(found: Survey, options: Phase1Options,
                 if text is None or result.workers:
                     waiting.append((in_todo[index], text))
                 else:  # parsed here, in this process: nothing to wait for
-                    facts[index] = facts_from_data(json.loads(text))
+                    facts[index] = _facts_of(text)
                 count()
             waiting.reverse()  # decoded in order, each text let go as its facts are made
             while waiting:
@@ -284,12 +290,12 @@ def finish_phase1(found: Survey, options: Phase1Options,
                 if text is None:
                     decode(work, unstored)
                 else:
-                    facts[work.index] = facts_from_data(json.loads(text))
+                    facts[work.index] = _facts_of(text)
                     del text
                 if len(waiting) % _TRIM_EVERY == 0:
                     release_free_memory()
             for index, text in _extract_each(root, [*late, *unstored, *unsent], cache):
-                facts[index] = facts_from_data(json.loads(text))  # type: ignore[arg-type]  # shipped
+                facts[index] = _facts_of(text)  # type: ignore[arg-type]  # shipped
                 if index not in in_todo:  # counted already when a worker stored it
                     count()
         except BaseException:  # Ctrl-C or a bug: the workers must not outlive the run
