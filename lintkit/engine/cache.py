@@ -23,7 +23,7 @@ Layout::
 ``<name>`` hashes the file's project-relative path together with where the project lies
 relative to the cache directory, so that projects sharing one ``--cache-dir`` keep apart.
 The entries of a salt that no run has written to for 30 days are removed by the next run
-that writes (``remove_stale_salts``): an upgrade does not leave its predecessor's behind.
+that writes (``_remove_stale_salts``): an upgrade does not leave its predecessor's behind.
 """
 
 from __future__ import annotations
@@ -161,11 +161,20 @@ class FactsCache:
         """Write one encoded entry atomically; whether it was written (a cache that cannot
         be written is skipped)."""
         target = self.entry_path(path)
+        if not self.ready():
+            return False
         try:
-            if not self._prepared:
-                self.prepare()
             target.parent.mkdir(parents=True, exist_ok=True)
             write_entry(target, text)
+        except OSError:
+            return False
+        return True
+
+    def ready(self) -> bool:
+        """Whether the cache is prepared for writing (see ``prepare``): False when it
+        cannot be written."""
+        try:
+            self.prepare()
         except OSError:
             return False
         return True
@@ -183,7 +192,7 @@ class FactsCache:
                 write_entry(marker, text)
         self.entries.mkdir(exist_ok=True)
         (self.entries / _USED).touch()
-        remove_stale_salts(self.directory, self.salt_id)
+        _remove_stale_salts(self.directory, self.salt_id)
         self._prepared = True
 
 
@@ -232,7 +241,7 @@ STALE_SALT_SECONDS = 30 * 24 * 3600
 _USED = "used"
 
 
-def remove_stale_salts(directory: Path, current: str) -> None:
+def _remove_stale_salts(directory: Path, current: str) -> None:
     """Delete the facts and results of every salt but ``current`` that no run has written
     to for ``STALE_SALT_SECONDS``.
 

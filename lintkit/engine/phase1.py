@@ -384,6 +384,10 @@ def _extract_in_pool(root: Path, batches: list[list[_Work]], workers: int,
     from concurrent.futures import ProcessPoolExecutor
 
     one_malloc_arena()
+    if cache is not None:
+        # Once here rather than in each worker, which inherits a prepared cache: the
+        # markers, this salt's stamp and the removal of stale salts.
+        cache.ready()
     context = _pool_context()
     budget = parse_budget(context, workers)
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=context,
