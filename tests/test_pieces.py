@@ -3,6 +3,7 @@ when a file is parsed whole instead, and that the facts do not change."""
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import subprocess
@@ -81,8 +82,9 @@ def test_facts_are_those_of_the_whole_parse_with_a_cut_at_every_statement(
     whole = _facts_json("m.py", source)
     cut_into: list[int] = []
 
-    def cut_everywhere(source: bytes) -> list[tuple[int, str]] | None:
-        found = pieces(source, piece_bytes=0)
+    def cut_everywhere(source: bytes, tree: ast.Module | None = None
+                       ) -> list[tuple[int, str]] | None:
+        found = pieces(source, piece_bytes=0, tree=tree)
         cut_into.append(len(found or ()))
         return found
 
@@ -106,6 +108,35 @@ def test_a_cut_libcst_refuses_falls_back_to_the_whole_parse(
     monkeypatch.setattr(extract_module, "pieces", functools.partial(pieces, piece_bytes=0))
     assert _facts_json("m.py", source) == whole
     assert '"error":null' in whole.replace(" ", "")
+
+
+def test_a_large_module_is_parsed_by_cpython_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard has CPython parse a file that could nest deep (any module with 2,000 dots
+    could, as most large ones have); the cuts are taken from that tree, not a second parse."""
+    source = _large_module(600).encode()
+    assert len(source) >= extract_module.PIECEWISE_MIN_BYTES and source.count(b"(") > 2000
+    whole_parses: list[int] = []
+    parse = ast.parse
+
+    def counting_parse(text: str | bytes, *args: object, **kwargs: object) -> ast.AST:
+        if len(text) == len(source):
+            whole_parses.append(len(text))
+        return parse(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    cut_into: list[int] = []
+
+    def counting_pieces(source: bytes, tree: ast.Module | None = None
+                        ) -> list[tuple[int, str]] | None:
+        found = pieces(source, tree=tree)
+        cut_into.append(len(found or ()))
+        return found
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    monkeypatch.setattr(extract_module, "pieces", counting_pieces)
+    facts = extract_module.extract("m.py", source, False)
+    assert facts.error is None and len(facts.classes) == 600
+    assert cut_into and cut_into[0] > 1  # it was cut
+    assert whole_parses == [len(source)]
 
 
 def _large_module(functions: int) -> str:

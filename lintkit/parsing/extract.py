@@ -32,7 +32,7 @@ from lintkit.core.facts import (
     When,
 )
 from lintkit.parsing.cstparse import parse_module
-from lintkit.parsing.guard import refusal, with_deep_stack
+from lintkit.parsing.guard import screen, with_deep_stack
 from lintkit.parsing.pieces import PIECEWISE_MIN_BYTES, pieces
 from lintkit.parsing.positions import node_spans
 from lintkit.parsing.suppressions import find_suppressions
@@ -687,25 +687,28 @@ def extract(path: str, source: bytes, is_package: bool,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        refused = refusal(source)
+        refused, tree = screen(source)
         if refused is not None:
             return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                              error=refused)
+        cut = pieces(source, tree=tree) if len(source) >= PIECEWISE_MIN_BYTES else None
+        del tree  # before LibCST parses: CPython's tree of a large module is tens of MB
         try:
-            return _extract(path, source, is_package, after_parse, admit)
+            return _extract(path, source, is_package, cut, after_parse, admit)
         except RecursionError:
             pass  # a legal but deep tree (a long implicit string concatenation): more stack
         try:
-            return with_deep_stack(_extract, path, source, is_package, after_parse, admit)
+            return with_deep_stack(_extract, path, source, is_package, cut, after_parse, admit)
         except RecursionError:
             return FileFacts(path=path, is_package=is_package, line_count=line_count(source),
                              error=ParseError(1, 1, "cannot analyse: nesting too deep"))
 
 
 def _extract(path: str, source: bytes, is_package: bool,
+             cut: list[tuple[int, str]] | None,
              after_parse: Callable[[], None] | None = None,
              admit: Admission | None = None) -> FileFacts:
-    cut = pieces(source) if len(source) >= PIECEWISE_MIN_BYTES else None
+    """The facts of ``source``, parsed in the pieces of ``cut`` (or whole: None)."""
     if cut is not None:
         facts = FileFacts(path=path, is_package=is_package, line_count=line_count(source))
         try:

@@ -28,9 +28,12 @@ import threading
 from array import array
 from collections.abc import Callable
 from itertools import accumulate
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lintkit.core.facts import ParseError
+
+if TYPE_CHECKING:
+    import ast
 
 T = TypeVar("T")
 
@@ -67,10 +70,12 @@ def _could_be_deep(source: bytes) -> bool:
             or any(source.count(token) >= _MAX_CHAIN for token in _CHAIN_TOKENS))
 
 
-def refusal(source: bytes) -> ParseError | None:
-    """Why phase 1 will not parse ``source``, or None when LibCST may parse it."""
+def screen(source: bytes) -> tuple[ParseError | None, ast.Module | None]:
+    """Why phase 1 will not parse ``source`` (None when LibCST may parse it), and CPython's
+    tree of it when the screen had to build one (None otherwise): a large module's cuts
+    (``lintkit.parsing.pieces``) are taken from that same tree rather than a second parse."""
     if b"\0" in source:
-        return _nul_byte(source)
+        return _nul_byte(source), None
     return _too_deep(source)
 
 
@@ -83,31 +88,31 @@ def _nul_byte(source: bytes) -> ParseError:
                       "syntax error: source code cannot contain null bytes")
 
 
-def _too_deep(source: bytes) -> ParseError | None:
+def _too_deep(source: bytes) -> tuple[ParseError | None, ast.Module | None]:
     """Only a file that could nest deeper than the interpreter allows is asked about; for it,
     CPython's parser decides (it only parses: nothing is compiled or run)."""
     if not _could_be_deep(source):
-        return None
+        return None, None
     import ast
 
     try:
         tree = ast.parse(source)
     except (RecursionError, MemoryError):
         return ParseError(1, 1, "cannot parse: expressions nest deeper than the interpreter's "
-                                "parser allows")
+                                "parser allows"), None
     except SyntaxError as error:
         depth_error = "too many nested parentheses" in (error.msg or "")
         if depth_error or bracket_depth(source) > _CRASH_DEPTH:
             prefix = "cannot parse" if depth_error else "syntax error"
             return ParseError(error.lineno or 1, max(error.offset or 1, 1),
-                              f"{prefix}: {error.msg}")
-        return None  # newer syntax, or an ordinary error LibCST reports in its turn
+                              f"{prefix}: {error.msg}"), None
+        return None, None  # newer syntax, or an ordinary error LibCST reports in its turn
     except ValueError:
-        return None
+        return None, None
     if not _parser_refuses_deep_trees() and _deeper_than(tree, _MAX_TREE_DEPTH):
         return ParseError(1, 1, "cannot parse: expressions nest deeper than LibCST's parser "
-                                f"can take (over {_MAX_TREE_DEPTH} levels)")
-    return None
+                                f"can take (over {_MAX_TREE_DEPTH} levels)"), None
+    return None, tree
 
 
 @functools.cache

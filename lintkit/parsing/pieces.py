@@ -29,10 +29,13 @@ PIECEWISE_MIN_BYTES = 64 * 1024
 PIECE_BYTES = 32 * 1024
 
 
-def pieces(source: bytes, piece_bytes: int = PIECE_BYTES) -> list[tuple[int, str]] | None:
+def pieces(source: bytes, piece_bytes: int = PIECE_BYTES,
+           tree: ast.Module | None = None) -> list[tuple[int, str]] | None:
     """The module's text as ``(first line, text)`` pieces, in order, or None to parse whole.
 
-    Joined, the texts are the whole file; the first line of each is 1-based."""
+    Joined, the texts are the whole file; the first line of each is 1-based. ``tree`` is
+    CPython's tree of ``source`` when one was already built (``lintkit.parsing.guard``
+    builds one for a file that could nest deep, as most large modules could)."""
     if b"\r" in source or source.startswith(b"\xef\xbb\xbf"):
         return None
     try:
@@ -40,7 +43,7 @@ def pieces(source: bytes, piece_bytes: int = PIECE_BYTES) -> list[tuple[int, str
         if encoding != "utf-8":
             return None
         text = source.decode("utf-8")
-        statements = ast.parse(text).body
+        statements = (tree if tree is not None else ast.parse(text)).body
     except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
         return None
     cut_lines = []
