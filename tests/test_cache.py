@@ -377,3 +377,42 @@ def test_a_run_that_writes_removes_salts_unused_for_a_month(tmp_path: Path) -> N
     # This run's salt is marked as used now.
     assert time.time() - (cache / f"facts-{current}" / "used").stat().st_mtime < 600
     assert run("clean", cwd=tmp_path).returncode == 0 and not cache.exists()
+
+
+def _plant(path: Path, hours_ago: float) -> Path:
+    path.write_text('{"salt":', "utf-8")  # what a process killed mid-write leaves
+    when = time.time() - hours_ago * 3600
+    os.utime(path, (when, when))
+    return path
+
+
+def test_temporary_files_of_killed_writes_are_swept_once_a_day(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    run("check", cwd=tmp_path)
+    cache = tmp_path / ".lion-lint-cache"
+    (facts,) = cache.glob("facts-*")
+    (results,) = cache.glob("results-*")
+    entry_directory = _entries(tmp_path)[0].parent
+    abandoned = [_plant(entry_directory / ".tmp-abandoned", hours_ago=2),
+                 _plant(results / ".tmp-abandoned", hours_ago=30),
+                 _plant(cache / ".tmp-abandoned", hours_ago=2)]
+    in_flight = _plant(entry_directory / ".tmp-in-flight", hours_ago=0)
+    kept_json = _entries(tmp_path)
+
+    def edit(name: str) -> None:
+        (tmp_path / "src/pkg/bad.py").write_text(BAD.replace("class Bad", name), "utf-8")
+        assert run("check", cwd=tmp_path).returncode == 1
+
+    edit("class Worse")  # a writing run, but the first one swept today
+    assert all(path.exists() for path in abandoned)
+
+    when = time.time() - 25 * 3600
+    os.utime(facts / "swept", (when, when))
+    assert run("check", cwd=tmp_path).returncode == 1  # warm: writes nothing, sweeps nothing
+    assert all(path.exists() for path in abandoned)
+
+    edit("class Worst")
+    assert not any(path.exists() for path in abandoned)
+    assert in_flight.exists() and set(kept_json) <= set(_entries(tmp_path))
+    assert time.time() - (facts / "swept").stat().st_mtime < 600
+    assert run("clean", cwd=tmp_path).returncode == 0 and not cache.exists()

@@ -192,6 +192,10 @@ class FactsCache:
                 write_entry(marker, text)
         self.entries.mkdir(exist_ok=True)
         (self.entries / _USED).touch()
+        swept = self.entries / _SWEPT
+        if _age(swept) > SWEEP_SECONDS:  # once a day at most: the sweep reads every directory
+            _remove_abandoned_temporaries(self.directory)
+            swept.touch()
         _remove_stale_salts(self.directory, self.salt_id)
         self._prepared = True
 
@@ -264,6 +268,34 @@ def _remove_stale_salts(directory: Path, current: str) -> None:
                 shutil.rmtree(directory / f"{kind}-{salt}", ignore_errors=True)
 
 
+#: How the name of a temporary file that ``write_entry`` renames into place begins.
+_TEMPORARY = ".tmp-"
+#: A temporary file this old was left by a process killed as it wrote
+#: (a worker stopped mid-batch, an editor's run cut short); a live write takes milliseconds.
+ABANDONED_SECONDS = 3600
+#: How often a writing run looks for abandoned temporary files, and where (in each salt's
+#: facts directory) it notes when it last did.
+SWEEP_SECONDS = 24 * 3600
+_SWEPT = "swept"
+
+
+def _age(path: Path) -> float:
+    """Seconds since ``path`` was last modified (infinite when it is absent)."""
+    try:
+        return time.time() - path.stat().st_mtime
+    except OSError:
+        return float("inf")
+
+
+def _remove_abandoned_temporaries(directory: Path) -> None:
+    """Delete the temporary files that processes killed mid-write left anywhere in the
+    cache: nothing else ever would, and each is up to a whole entry."""
+    for parent, _, names in os.walk(directory):
+        for name in names:
+            if name.startswith(_TEMPORARY) and _age(Path(parent, name)) > ABANDONED_SECONDS:
+                _unlink(os.path.join(parent, name))
+
+
 def _last_written(directory: Path, salt: str) -> float:
     """When a run last wrote under ``salt``: its stamp, or the latest change to its
     directories (a results entry replaced, a stamp lost)."""
@@ -278,7 +310,7 @@ def _last_written(directory: Path, salt: str) -> float:
 
 
 #: What lion-lint writes at the top of its cache directory (the temporary files included).
-_CACHE_ENTRIES = ("CACHEDIR.TAG", ".gitignore", "replay", "facts-*", "results-*", ".tmp-*")
+_CACHE_ENTRIES = ("CACHEDIR.TAG", ".gitignore", "replay", "facts-*", "results-*", f"{_TEMPORARY}*")
 
 
 def remove_cache(directory: Path) -> bool:
@@ -342,7 +374,7 @@ def configured_directory(root: Path, config: Path | None) -> Path:
 
 def write_entry(target: Path, text: str) -> None:
     """Write a cache file atomically: a reader sees the old text or the new, never a part."""
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=_TEMPORARY)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
