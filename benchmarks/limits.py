@@ -42,7 +42,7 @@ from pathlib import Path
 from bench import (PARSE_FLOOR, check_corpus, corpus_files, machine, mid_size_file,
                    parse_floor, positive_count)
 
-from lintkit.engine.phase1 import usable_cores
+from lintkit.engine.workers import usable_cores
 
 #: Prints the peak RSS (KB) after importing LibCST and after parsing the file named in argv.
 #: Linux's VmHWM, not ru_maxrss, which keeps the forking parent's size across exec.

@@ -50,7 +50,8 @@ from lintkit.core.index import ProjectIndex, module_name_for  # noqa: E402
 from lintkit.core.project import Project  # noqa: E402
 from lintkit.core.rule import Rule  # noqa: E402
 from lintkit.core.suppressions import apply_suppressions, group_by_path  # noqa: E402
-from lintkit.engine.phase1 import analyse_file, read_error, too_large  # noqa: E402
+from lintkit.engine.phase1 import analyse_file, too_large  # noqa: E402
+from lintkit.engine.workers import read_error  # noqa: E402
 from lintkit.engine.run import instantiate  # noqa: E402
 
 #: Rule tables that give each configurable rule something to look at in these corpora.

@@ -135,19 +135,19 @@ def test_a_worker_hands_freed_memory_back_to_the_system() -> None:
 _NEXT_BATCH = _FRAGMENTED_HEAP.split("print(resident_mb())")[0] + """
 import sys
 from pathlib import Path
-from lintkit.engine import phase1
+from lintkit.engine import workers
 
 root = Path(sys.argv[1])
 found = []
-extract_each = phase1._extract_each
+extract_each = workers.extract_each
 
 def first_file_finds(root, batch, cache, **options):
     found.append(resident_mb())
     yield from extract_each(root, batch, cache, **options)
 
-phase1._extract_each = first_file_finds
+workers.extract_each = first_file_finds
 before = resident_mb()
-texts = phase1._extract_batch(root, [phase1._Work(0, "m.py", 20, None, False)], None)
+texts = workers._extract_batch(root, [workers.Work(0, "m.py", 20, None, False)], None)
 assert len(texts) == 1 and "g" in texts[0][1]
 print(before, found[0])
 """

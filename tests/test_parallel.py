@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from lintkit.core.facts import facts_to_data
-from lintkit.engine import budget, phase1
+from lintkit.engine import budget, phase1, workers
 from lintkit.engine.discovery import discover
 from lintkit.engine.cache import content_hash
-from lintkit.engine.phase1 import Phase1Options, _batches, _Work, run_phase1
+from lintkit.engine.phase1 import Phase1Options, run_phase1
+from lintkit.engine.workers import Work, _batches
 from lintkit.config.model import Settings
 from tests.phase1_support import make_project, run
 
@@ -58,7 +59,7 @@ def test_a_few_small_files_stay_in_process(tmp_path: Path) -> None:
 
 
 def test_batches_cover_every_file_once_largest_first_and_shrink() -> None:
-    work = [_Work(i, f"m{i}.py", size, None, False)
+    work = [Work(i, f"m{i}.py", size, None, False)
             for i, size in enumerate([5_000, 300_000, 40_000, 120_000, 800, 60_000] * 20)]
     batches = _batches(work, jobs=2)
     assert sorted(w.index for batch in batches for w in batch) == list(range(len(work)))
@@ -91,14 +92,14 @@ def test_jobs_must_be_positive(project: Path) -> None:
 
 
 def test_usable_cores_is_at_least_one() -> None:
-    assert phase1.usable_cores() >= 1
+    assert workers.usable_cores() >= 1
 
 
 def test_a_change_among_many_hits_is_parsed_by_a_worker_meanwhile(tmp_path: Path) -> None:
     """One changed file in a large warm project: a worker imports LibCST and parses it while
     this process decodes the cached facts; the facts are those of a run in one process."""
     make_project(tmp_path)
-    for number in range(phase1.OVERLAP_MIN_HITS):
+    for number in range(workers.OVERLAP_MIN_HITS):
         (tmp_path / f"src/pkg/small_{number:03d}.py").write_text(f"value = f({number})\n")
     paths = _paths(tmp_path)
     cached = Phase1Options(cache_dir=tmp_path / "cache", jobs=2)
@@ -147,9 +148,9 @@ def test_what_a_worker_stored_is_parsed_again_when_the_entry_is_damaged(project:
 
 
 def _batch_of_one(root: Path, cache: phase1.FactsCache, digest: str) -> list[tuple[int, object]]:
-    work = _Work(0, "src/pkg/bad.py", (root / "src/pkg/bad.py").stat().st_size, None,
+    work = Work(0, "src/pkg/bad.py", (root / "src/pkg/bad.py").stat().st_size, None,
                  store=True, digest=digest)
-    return phase1._extract_batch(root, [work], cache)
+    return workers._extract_batch(root, [work], cache)
 
 
 def test_a_worker_sends_the_text_only_of_what_the_cache_cannot_serve(project: Path,

@@ -17,7 +17,8 @@ import pytest
 from lintkit.cli.compose import compose
 from lintkit.config.model import Settings
 from lintkit.core.facts import facts_to_data
-from lintkit.engine import phase1
+from lintkit.engine import ahead as ahead_module
+from lintkit.engine import phase1, workers
 from lintkit.engine.cache import content_hash
 from lintkit.engine.discovery import discover
 from lintkit.engine.projects import RunOptions
@@ -80,13 +81,13 @@ def test_a_touched_file_is_not_parsed_again(tmp_path: Path) -> None:
 def test_nothing_is_parsed_ahead_with_one_job_or_many_changes(tmp_path: Path) -> None:
     make_project(tmp_path)
     cache = _cache(tmp_path)
-    assert phase1.parse_ahead(tmp_path, [BAD], cache, jobs=1) is None
-    assert phase1.parse_ahead(tmp_path, [], cache, jobs=2) is None
-    for number in range(phase1.POOL_MIN_FILES):
+    assert ahead_module.parse_ahead(tmp_path, [BAD], cache, jobs=1) is None
+    assert ahead_module.parse_ahead(tmp_path, [], cache, jobs=2) is None
+    for number in range(workers.POOL_MIN_FILES):
         (tmp_path / f"src/pkg/big_{number}.py").write_text("x = 1\n" * 3_000)  # 18 KB
-    many = [f"src/pkg/big_{number}.py" for number in range(phase1.POOL_MIN_FILES)]
-    assert phase1.parse_ahead(tmp_path, many, cache, jobs=2) is None  # the pool's work
-    ahead = phase1.parse_ahead(tmp_path, many[:-1], cache, jobs=2)
+    many = [f"src/pkg/big_{number}.py" for number in range(workers.POOL_MIN_FILES)]
+    assert ahead_module.parse_ahead(tmp_path, many, cache, jobs=2) is None  # the pool's work
+    ahead = ahead_module.parse_ahead(tmp_path, many[:-1], cache, jobs=2)
     assert ahead is not None
     ahead.wait()
 
@@ -98,17 +99,17 @@ def test_nothing_is_parsed_ahead_from_a_process_with_other_threads(tmp_path: Pat
     other = threading.Thread(target=release.wait)
     other.start()
     try:
-        assert phase1.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2) is None
+        assert ahead_module.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2) is None
     finally:
         release.set()
         other.join()
-    ahead = phase1.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2)
+    ahead = ahead_module.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2)
     assert ahead is not None
     ahead.wait()
 
 
 def _ahead_from_a_daemon(root: Path, answer: Any) -> None:
-    answer.send(phase1.parse_ahead(root, [BAD], _cache(root), jobs=2) is None)
+    answer.send(ahead_module.parse_ahead(root, [BAD], _cache(root), jobs=2) is None)
 
 
 def test_nothing_is_parsed_ahead_from_a_daemonic_process(tmp_path: Path) -> None:
@@ -169,7 +170,7 @@ def test_the_command_line_leaves_an_edit_to_the_child_and_reports_as_a_cold_run(
     assert _check_saying(tmp_path, "--jobs", "1")[1]  # one job: parsed here
 
 
-class _Recorded(phase1.ParsedAhead):
+class _Recorded(ahead_module.ParsedAhead):
     waited = 0
 
     def wait(self) -> None:
@@ -179,7 +180,7 @@ class _Recorded(phase1.ParsedAhead):
 
 def _parse_later(root: Path, paths: list[str], cache: phase1.FactsCache) -> None:
     time.sleep(0.5)  # still parsing when the full run has decoded the rest
-    phase1._parse_into_cache(root, paths, cache, 0, multiprocessing.parent_process().pid)
+    ahead_module._parse_into_cache(root, paths, cache, 0, multiprocessing.parent_process().pid)
 
 
 def _die(*_: object) -> None:
@@ -217,7 +218,7 @@ def test_the_full_run_decodes_the_rest_then_waits_for_the_files_parsed_ahead(
 
 def test_a_parse_ahead_for_another_cache_is_ignored(tmp_path: Path) -> None:
     make_project(tmp_path)
-    ahead = phase1.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2)
+    ahead = ahead_module.parse_ahead(tmp_path, [BAD], _cache(tmp_path), jobs=2)
     assert ahead is not None
     ahead.wait()
     elsewhere = phase1.facts_cache(tmp_path, tmp_path / "other-cache", Settings())
@@ -266,10 +267,10 @@ def test_the_full_run_takes_a_buffer_from_its_child_or_parses_it_itself(
         process = context.Process(target=_die_silently, daemon=True)
         process.start()
         send.close()
-        ahead = phase1.ParsedAhead(None, frozenset(), process,
+        ahead = ahead_module.ParsedAhead(None, frozenset(), process,
                                    (BAD, content_hash(buffer), receive))
     else:
-        ahead = phase1.parse_buffer_ahead(BAD, buffer, jobs=2)
+        ahead = ahead_module.parse_buffer_ahead(BAD, buffer, jobs=2)
     assert ahead is not None
     if case == "buffer edited since":  # the run lints newer text than the child parses
         buffer += b"\nLATER = 1\n"

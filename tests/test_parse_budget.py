@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from lintkit.engine import budget as budget_module
-from lintkit.engine import phase1
+from lintkit.engine import workers
 from lintkit.engine.budget import PER_WORKER_BYTES, ParseBudget, parse_budget
 from lintkit.parsing.extract import extract
 from lintkit.parsing.pieces import PIECEWISE_MIN_BYTES
@@ -39,7 +39,7 @@ def _ask(budget: ParseBudget, size: int, entered: Any, leaving: Any, answers: An
 
 def _second_parse_waits(held: int, asked: int) -> bool:
     """Whether a parse of ``asked`` bytes waited for one of ``held`` bytes to finish."""
-    context = phase1._pool_context()
+    context = workers._pool_context()
     budget = ParseBudget(context, LIMIT)
     entered, release, leaving = context.Event(), context.Event(), context.Event()
     answers = context.Queue()
@@ -79,7 +79,7 @@ def test_a_small_parse_never_waits() -> None:
 
 def test_the_budget_grows_with_the_workers() -> None:
     """More workers (--jobs) still parse large modules side by side; one shares nothing."""
-    context = phase1._pool_context()
+    context = workers._pool_context()
     assert parse_budget(context, 1) is None
     two, eight = parse_budget(context, 2), parse_budget(context, 8)
     assert two is not None and eight is not None
@@ -104,7 +104,7 @@ def test_a_waiting_large_parse_is_not_overtaken_by_ones_that_fit() -> None:
     """One worker parses 16 KB; another asks for more than the budget and waits; a third
     asks for 16 KB, which would fit beside the first, and is let in only after the large
     one: with many workers, parses that fit would otherwise starve the large one."""
-    context = phase1._pool_context()
+    context = workers._pool_context()
     budget = ParseBudget(context, LIMIT)
     small_in, small_release, small_leaving = context.Event(), context.Event(), context.Event()
     large_in, large_release, large_leaving = context.Event(), context.Event(), context.Event()
@@ -143,7 +143,7 @@ def _hold_forever(budget: ParseBudget, entered: Any) -> None:
 def test_a_worker_holding_the_budget_forever_does_not_stall_the_other(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(budget_module, "WAIT_SECONDS", 0.5)
-    context = phase1._pool_context()
+    context = workers._pool_context()
     budget = ParseBudget(context, LIMIT)
     entered, never, answers = context.Event(), context.Event(), context.Queue()
     holder = context.Process(target=_hold_forever, args=(budget, entered), daemon=True)

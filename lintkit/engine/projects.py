@@ -25,7 +25,7 @@ from lintkit.engine.discovery import discover, is_excluded, is_included, named_p
 if TYPE_CHECKING:
     from lintkit.config.load import LoadedConfig
     from lintkit.core.rule import Rule
-    from lintkit.engine.phase1 import ParsedAhead
+    from lintkit.engine.ahead import ParsedAhead
 
 
 class InternalError(Exception):

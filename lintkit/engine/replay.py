@@ -26,7 +26,7 @@ miss costs little more than discovering the files once more. The replay never st
 a computation the full run would not have replayed itself.
 
 When the miss is a few files new or changed, the replay also starts parsing them into the
-facts cache in a child process (``phase1.ParsedAhead``), which the full run then waits for:
+facts cache in a child process (``ahead.ParsedAhead``), which the full run then waits for:
 an edit is parsed while the full run imports the rules and decodes the other files' facts.
 """
 
@@ -44,6 +44,7 @@ from typing import Any
 import lintkit
 from lintkit.config.locate import ConfigError
 from lintkit.engine import phase1
+from lintkit.engine.ahead import ParsedAhead, parse_ahead, parse_buffer_ahead
 from lintkit.engine.cache import (cache_place, configured_directory, file_hash,
                                   unusable_cache_directory, write_entry)
 from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, buffer_path,
@@ -60,7 +61,7 @@ class Replay:
     #: replayed (then the caller runs them all in full).
     results: list[ProjectResult] | None
     #: The few files a missed replay found changed, being parsed meanwhile for the full run.
-    ahead: phase1.ParsedAhead | None = None
+    ahead: ParsedAhead | None = None
 
 
 def replay(paths: list[Path], config_path: Path | None, options: RunOptions) -> Replay:
@@ -81,7 +82,7 @@ def replay(paths: list[Path], config_path: Path | None, options: RunOptions) -> 
 
 
 def _parse_buffer_ahead(paths: list[Path], config_path: Path | None,
-                        options: RunOptions) -> phase1.ParsedAhead | None:
+                        options: RunOptions) -> ParsedAhead | None:
     """Start parsing the editor's buffer for the full run, placed in its project."""
     assert options.stdin is not None
     projects = plan(paths, config_path)
@@ -93,7 +94,7 @@ def _parse_buffer_ahead(paths: list[Path], config_path: Path | None,
         path = buffer_path(root, stdin_path)
     except ValueError:  # outside the project: the full run says so
         return None
-    return phase1.parse_buffer_ahead(path, source, options.jobs)
+    return parse_buffer_ahead(path, source, options.jobs)
 
 
 def write_note(root: Path, config_path: Path | None, options: RunOptions,
@@ -120,7 +121,7 @@ def write_note(root: Path, config_path: Path | None, options: RunOptions,
 
 
 def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
-                    options: RunOptions) -> ProjectResult | phase1.ParsedAhead | None:
+                    options: RunOptions) -> ProjectResult | ParsedAhead | None:
     """The project's result, replayed; or when it cannot be, the files found changed
     being parsed ahead (if few), or None."""
     try:
@@ -166,14 +167,14 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
 
 def _parse_changed_ahead(root: Path, directory: Path, settings: Any, options: RunOptions,
                          found_files: list[list[Any]],
-                         recorded_files: list[list[Any]]) -> phase1.ParsedAhead | None:
+                         recorded_files: list[list[Any]]) -> ParsedAhead | None:
     """Start parsing the files that are new or changed since the note, for the full run."""
     recorded = {tuple(stamp) for stamp in recorded_files}
     changed = [path for path, size, mtime in found_files if (path, size, mtime) not in recorded]
     if not changed or unusable_cache_directory(directory, root):
         return None
     cache = phase1.facts_cache(root, directory, settings)
-    return phase1.parse_ahead(root, changed, cache, options.jobs,
+    return parse_ahead(root, changed, cache, options.jobs,
                               getattr(settings, "max_file_size", 0))
 
 

@@ -27,6 +27,7 @@ from lintkit.core.rule import Rule, rule_key_matches
 from lintkit.core.suppressions import Suppressed, apply_suppressions, group_by_path
 from lintkit.engine import phase1
 from lintkit.engine.discovery import discover
+from lintkit.engine.memory import collector_paused
 from lintkit.engine.projects import (InternalError, ProjectResult, RunOptions, empty_project,
                                      plan, scope_of, settle_result)
 from lintkit.engine.replay import write_note
@@ -298,7 +299,7 @@ def lint_paths(paths: Sequence[Path], config_path: Path | None, compose: Compose
         seen.add(root)
         for earlier in results:
             earlier.project = None  # one project in memory at a time
-        with phase1.collector_paused():
+        with collector_paused():
             result = lint_project(root, config, targets, compose, options)
         results.append(result)
         for nested_root in result.nested:
