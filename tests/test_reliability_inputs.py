@@ -21,6 +21,7 @@ import pytest
 from lintkit.cli.compose import compose
 from lintkit.core.diagnostics import Diagnostic
 from lintkit.engine.run import RunOptions, lint_paths
+from lintkit.parsing.guard import screen, with_deep_stack
 
 PYPROJECT = "[tool.lion-lint]\nrespect-gitignore = false\n"
 HEADER = "import atexit\ndef f(): pass\n"
@@ -232,6 +233,18 @@ def test_nesting_beyond_the_parsers_limits(tmp_path: Path, source: str, reason: 
     deep, ok = lint(root)
     assert (deep.path, deep.code) == ("deep.py", "LL000") and reason in deep.message
     assert (ok.path, ok.code) == ("ok.py", "LL003")
+
+
+def test_a_raised_recursion_limit_does_not_let_a_deep_chain_through() -> None:
+    """The interpreter's parser builds deeper trees as the recursion limit is raised, and
+    a program that calls the engine may have raised it: a chain LibCST's parser would
+    crash on is refused whatever limit the guard first answered under (it kept its first
+    answer, and let such a chain through)."""
+    candidate = "".join(f"a{n}.b = 1\n" for n in range(2100)).encode()  # 2,100 dots
+    chain = ("x = a" + ".b" * 5000 + "\n").encode()
+    assert screen(candidate)[0] is None  # asked first under the default limit
+    refused, tree = with_deep_stack(screen, chain)  # a limit of 100,000, and room for it
+    assert refused is not None and "nest deeper than" in refused.message and tree is None
 
 
 def test_brackets_in_strings_do_not_count_as_nesting(tmp_path: Path) -> None:

@@ -109,17 +109,20 @@ def _too_deep(source: bytes) -> tuple[ParseError | None, ast.Module | None]:
         return None, None  # newer syntax, or an ordinary error LibCST reports in its turn
     except ValueError:
         return None, None
-    if not _parser_refuses_deep_trees() and _deeper_than(tree, _MAX_TREE_DEPTH):
+    if (not _parser_refuses_deep_trees(sys.getrecursionlimit())
+            and _deeper_than(tree, _MAX_TREE_DEPTH)):
         return ParseError(1, 1, "cannot parse: expressions nest deeper than LibCST's parser "
                                 f"can take (over {_MAX_TREE_DEPTH} levels)"), None
     return None, tree
 
 
 @functools.cache
-def _parser_refuses_deep_trees() -> bool:
-    """Whether this interpreter's parser refuses a tree LibCST's cannot take. Python 3.11
-    and 3.12 refuse chains from about 3,000 links; 3.10 parses any (its compiler refuses
-    them) and 3.13 up to about 10,000, where LibCST's parser crashes from about 8,000."""
+def _parser_refuses_deep_trees(recursion_limit: int) -> bool:
+    """Whether this interpreter's parser, under ``recursion_limit``, refuses a tree LibCST's
+    cannot take. Python 3.11 and 3.12 refuse chains from about 3,000 links at the default
+    limit of 1,000, and take deeper ones as the limit is raised (a program that lints with
+    a raised limit, for one); 3.10 parses any (its compiler refuses them) and 3.13 up to
+    about 10,000, where LibCST's parser crashes from about 8,000."""
     import ast
 
     try:
