@@ -310,7 +310,8 @@ def _last_written(directory: Path, salt: str) -> float:
 
 
 #: What lion-lint writes at the top of its cache directory (the temporary files included).
-_CACHE_ENTRIES = ("CACHEDIR.TAG", ".gitignore", "replay", "facts-*", "results-*", f"{_TEMPORARY}*")
+_CACHE_ENTRIES = ("CACHEDIR.TAG", ".gitignore", "replay", "facts-*", "results-*",
+                  f"{_TEMPORARY}*")
 
 
 def remove_cache(directory: Path) -> bool:
