@@ -40,6 +40,7 @@ _RELEASE_MIN_BYTES = 32 * 1024
 
 
 def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the system says)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
@@ -61,6 +62,7 @@ class Work:
 
 
 def read_error(path: str, error: OSError) -> FileFacts:
+    """The LL000 of a file that cannot be read."""
     reason = error.strerror or type(error).__name__
     return FileFacts(path=path, is_package=path.endswith("__init__.py"),
                      error=ParseError(1, 1, f"cannot read file: {reason}"))
@@ -194,6 +196,8 @@ _budget: ParseBudget | None = None
 
 
 def worker_started(parent: int, budget: ParseBudget | None = None) -> None:
+    """Set up a process forked to parse (a pool worker, or a child that parses ahead):
+    its signals, its end with ``parent``, and the parse ``budget`` it shares, if any."""
     import signal
 
     global _budget
@@ -243,7 +247,7 @@ def _extract_batch(root: Path, batch: Sequence[Work],
 
 
 def extract_each(root: Path, batch: Sequence[Work], cache: FactsCache | None,
-                  ship: bool = True) -> Iterator[tuple[int, str | None]]:
+                 ship: bool = True) -> Iterator[tuple[int, str | None]]:
     """Parse files one by one; their facts as JSON text, stored in the cache on the way.
 
     Without ``ship``, a file whose entry was stored under the hash the survey found gives
@@ -267,6 +271,8 @@ def extract_each(root: Path, batch: Sequence[Work], cache: FactsCache | None,
 
 
 def extract_json(path: str, source: bytes) -> str:
+    """One file's facts as the JSON text the cache stores (in a worker, within the budget
+    the workers share)."""
     from lintkit.parsing.extract import extract
 
     # LibCST's parser works in native memory that it frees when the tree is built, and
