@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lintkit.core.diagnostics import Diagnostic, Location, Related, sort_diagnostics
+from lintkit.core.diagnostics import Diagnostic, Edit, Location, Related, sort_diagnostics
 from lintkit.core.suppressions import Suppressed
 
 if TYPE_CHECKING:  # the rule API imports pydantic; a replayed run reports without it
@@ -41,18 +41,26 @@ def _rebase_location(location: Location, root: Path, cwd: Path) -> Location:
     return location if path == location.path else replace(location, path=path)
 
 
+def _rebase_related(related: Related, root: Path, cwd: Path) -> Related:
+    location = _rebase_location(related.location, root, cwd)
+    return related if location is related.location else replace(related, location=location)
+
+
+def _rebase_edit(edit: Edit, root: Path, cwd: Path) -> Edit:
+    path = display_path(root, edit.path, cwd)
+    return edit if path == edit.path else replace(edit, path=path)
+
+
 def rebase(diagnostic: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
     """``diagnostic`` with its paths as the user should see them (itself when they already
     are: run from the project's root, as usual)."""
     location = _rebase_location(diagnostic.location, root, cwd)
-    related = tuple(r if r.location is moved else replace(r, location=moved)
-                    for r in diagnostic.related
-                    for moved in (_rebase_location(r.location, root, cwd),))
+    related = tuple(_rebase_related(r, root, cwd) for r in diagnostic.related)
     fix = diagnostic.fix
     if fix is not None:  # edits name files too; show them like every other path
-        edits = tuple(e if path == e.path else replace(e, path=path) for e in fix.edits
-                      for path in (display_path(root, e.path, cwd),))
-        fix = fix if edits == fix.edits else replace(fix, edits=edits)
+        edits = tuple(_rebase_edit(e, root, cwd) for e in fix.edits)
+        if edits != fix.edits:
+            fix = replace(fix, edits=edits)
     if (location is diagnostic.location and related == diagnostic.related
             and fix is diagnostic.fix):
         return diagnostic
