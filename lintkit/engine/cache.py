@@ -261,9 +261,8 @@ def _remove_stale_salts(directory: Path, current: str) -> None:
         return
     salts = {name.partition("-")[2] for name in names
              if name.startswith(("facts-", "results-"))} - {current}
-    cutoff = time.time() - STALE_SALT_SECONDS
     for salt in sorted(salts):
-        if _last_written(directory, salt) < cutoff:
+        if _unwritten_for(directory, salt) > STALE_SALT_SECONDS:
             for kind in ("facts", "results"):
                 shutil.rmtree(directory / f"{kind}-{salt}", ignore_errors=True)
 
@@ -296,17 +295,11 @@ def _remove_abandoned_temporaries(directory: Path) -> None:
                 _unlink(os.path.join(parent, name))
 
 
-def _last_written(directory: Path, salt: str) -> float:
-    """When a run last wrote under ``salt``: its stamp, or the latest change to its
-    directories (a results entry replaced, a stamp lost)."""
-    times = []
-    for path in (directory / f"facts-{salt}" / _USED, directory / f"facts-{salt}",
-                 directory / f"results-{salt}"):
-        try:
-            times.append(path.stat().st_mtime)
-        except OSError:
-            continue
-    return max(times, default=0.0)
+def _unwritten_for(directory: Path, salt: str) -> float:
+    """Seconds since a run last wrote under ``salt``: by its stamp, or the latest change to
+    its directories (a results entry replaced, a stamp lost)."""
+    return min(_age(path) for path in (directory / f"facts-{salt}" / _USED,
+                                       directory / f"facts-{salt}", directory / f"results-{salt}"))
 
 
 #: What lion-lint writes at the top of its cache directory (the temporary files included).
