@@ -174,8 +174,7 @@ def _parse_changed_ahead(root: Path, directory: Path, settings: Any, options: Ru
     if not changed or unusable_cache_directory(directory, root):
         return None
     cache = phase1.facts_cache(root, directory, settings)
-    return parse_ahead(root, changed, cache, options.jobs,
-                              getattr(settings, "max_file_size", 0))
+    return parse_ahead(root, changed, cache, options.jobs, getattr(settings, "max_file_size", 0))
 
 
 def _invocation(root: Path, config_path: Path | None, options: RunOptions) -> str:
