@@ -149,7 +149,7 @@ def test_what_a_worker_stored_is_parsed_again_when_the_entry_is_damaged(project:
 
 def _batch_of_one(root: Path, cache: phase1.FactsCache, digest: str) -> list[tuple[int, object]]:
     work = Work(0, "src/pkg/bad.py", (root / "src/pkg/bad.py").stat().st_size, None,
-                 store=True, digest=digest)
+                store=True, digest=digest)
     return workers._extract_batch(root, [work], cache)
 
 

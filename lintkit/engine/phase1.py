@@ -173,7 +173,7 @@ def survey(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
         # An editor's unsaved buffer is linted but never cached; a file on disk is
         # read again by the worker, which hashes what it parses.
         found.works.append(Work(index, path, len(source), None if from_disk else source,
-                                 store=from_disk and cache is not None, digest=digest))
+                                store=from_disk and cache is not None, digest=digest))
     return found
 
 
