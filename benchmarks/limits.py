@@ -8,6 +8,9 @@ instead): the costs that belong to LibCST, which no change inside lion-lint can 
 beside lion-lint's whole per-file phase 1 and the one other parser a design could use:
 
   import    ``import libcst`` in a fresh interpreter, over a bare interpreter's start
+  rules     importing pydantic, the settings model and the shipped rules in a fresh
+            interpreter, over the command line's own imports: what every run that checks
+            a file pays and a warm run's replay does not (lion-lint's, not LibCST's)
   parse     LibCST's ``parse_module`` over every file that parses (bench.py's floor), and
             the same parse without LibCST's per-node re-validation, as lion-lint parses
             (with the cyclic collector paused, as in lion-lint's workers)
@@ -63,6 +66,15 @@ try:
 except Exception:
     pass
 print(before, peak())
+"""
+
+
+#: What a run that checks files imports beyond the command line: the settings model (and with
+#: it pydantic) and the shipped rules, as the composition root loads them.
+IMPORT_RULES = """
+import lintkit.cli.main, lintkit.config.model
+from lintkit.cli.compose import shipped_rules
+shipped_rules()
 """
 
 
@@ -203,6 +215,10 @@ def main() -> None:
     bare = wall("pass", 7)
     imported = wall("import libcst", 7)
     print(f"  import libcst        {imported - bare:7.3f} s   (fresh interpreter, median of 7)")
+    command_line = wall("import lintkit.cli.main", 7)
+    with_rules = wall(IMPORT_RULES, 7)
+    print(f"  import the rules     {with_rules - command_line:7.3f} s   (pydantic, the settings "
+          f"model and the shipped rules, over the command line's imports, median of 7)")
     costs = parse_costs(paths, sources, options.runs)
     floor = costs["parse (the floor)"]
     for name, seconds in costs.items():
@@ -240,9 +256,10 @@ def main() -> None:
           f"{costs['ast.parse'] / floor:.2f} x) in place of the position pass, phase 1 would be "
           f"{with_ast / cores / floor:.2f} x: that keeps lion-lint's bookkeeping of positions, "
           "which matching the two trees would replace, and comes before phase 2")
-    print(f"  changed: a run that parses one file imports LibCST ({imported - bare:.3f} s); "
+    print(f"  changed: a run that parses one file imports LibCST ({imported - bare:.3f} s), "
+          f"and one that checks it imports the rules ({with_rules - command_line:.3f} s); "
           f"the target allows warm + 1.5 x that file's parse, which is "
-          f"{1.5 * middle_parse:.3f} s for the mid-size {middle}")
+          f"{1.5 * middle_parse:.3f} s over a warm run for the mid-size {middle}")
     workers = most_peak + (cores - 1) * imported_rss
     print(f"  memory: while one worker parses the largest file the {cores} workers hold at "
           f"least {workers / 2**20:.0f} MB, before the facts the main process gathers "
