@@ -84,7 +84,7 @@ def test_two_runs_at_once_agree_and_leave_an_intact_cache(tmp_path: Path) -> Non
             assert out == expected.stdout, round_
     assert _served_from_cache(tmp_path) == FILES + 5  # and the base project's five files
     # The project's stored result is whole, and a replay of it is the reference output.
-    [entry] = (tmp_path / ".lion-lint-cache").glob("results-*/*.json")
+    [entry] = (tmp_path / ".lion-lint-cache").glob("results-*/*/*.json")
     assert json.loads(entry.read_bytes())["diagnostics"]
     replay = subprocess.run(_command(".", "--output-format", "json"), cwd=tmp_path,
                             capture_output=True, env=_environment(), timeout=600)

@@ -123,7 +123,7 @@ def _structural(tmp_path: Path, *targets: str) -> list[str]:
 
 def _mark_stored_result(tmp_path: Path) -> None:
     """Change the stored result's messages, so that a run that replays it shows it."""
-    [entry] = (tmp_path / ".cache").glob("results-*/*.json")
+    [entry] = (tmp_path / ".cache").glob("results-*/*/*.json")
     text = entry.read_text(encoding="utf-8")
     assert "Child descends" in text
     entry.write_text(text.replace("Child descends", "MARKED Child descends"), encoding="utf-8")

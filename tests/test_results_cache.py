@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from lintkit.engine.results import KEPT_RESULTS
 from tests.phase1_support import BAD, PLUGIN, add_local_rule, make_project, rewrite_later, run
 
 IMPORTTIME = {"PYTHONPROFILEIMPORTTIME": "1"}  # each import is listed on stderr
@@ -29,6 +30,11 @@ def _forget_facts(root: Path) -> None:
 
 def _facts_entries(root: Path) -> list[Path]:
     return sorted(_cache(root).glob("facts-*/*/*.json"))
+
+
+def _results(root: Path) -> list[Path]:
+    """The stored results, one file per key under the project's place."""
+    return sorted(_cache(root).glob("results-*/*/*.json"))
 
 
 def _replayed(root: Path, *args: str) -> str:
@@ -87,6 +93,42 @@ def test_a_content_change_anywhere_recomputes(tmp_path: Path) -> None:
     mid.write_text(mid.read_text().replace("class Mid(Params)", "class Mid"))
     assert _codes(_recomputed(tmp_path)) == [("LL000", "src/pkg/broken.py")]
     assert _codes(_replayed(tmp_path)) == [("LL000", "src/pkg/broken.py")]
+
+
+def test_a_state_linted_before_replays(tmp_path: Path) -> None:
+    # A branch checked out again, an edit undone: the files are as a run before the last
+    # left them, and that run's result answers (one job: no child parses ahead).
+    make_project(tmp_path)
+    first = run("check", "--output-format", "json", cwd=tmp_path).stdout
+    bad = tmp_path / "src/pkg/bad.py"
+    rewrite_later(bad, BAD.replace("class Bad(Mid)", "class Bad"))
+    edited = _recomputed(tmp_path, "--jobs", "1")
+    assert ("LL001", "src/pkg/bad.py") not in _codes(edited)
+    rewrite_later(bad, BAD)
+    assert _replayed(tmp_path, "--jobs", "1") == first
+    rewrite_later(bad, BAD.replace("class Bad(Mid)", "class Bad"))
+    assert _replayed(tmp_path, "--jobs", "1") == edited
+
+
+def test_a_project_keeps_its_latest_results_only(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    bad = tmp_path / "src/pkg/bad.py"
+    run("check", cwd=tmp_path)
+    [first] = _results(tmp_path)
+    # The one entry a project had before results were kept by key goes at the next store.
+    before = first.parent.with_suffix(".json")
+    before.write_text("{}")
+    for number in range(KEPT_RESULTS):
+        rewrite_later(bad, f"{BAD}\n# edit {number}\n")
+        assert run("check", cwd=tmp_path).returncode == 1
+    assert len(_results(tmp_path)) == KEPT_RESULTS and first not in _results(tmp_path)
+    assert not before.exists()
+    # The oldest kept is the first edit: it replays, the state before it recomputes.
+    rewrite_later(bad, f"{BAD}\n# edit 0\n")
+    assert _codes(_replayed(tmp_path, "--jobs", "1")) == [("LL000", "src/pkg/broken.py"),
+                                                          ("LL001", "src/pkg/bad.py")]
+    rewrite_later(bad, BAD)
+    _recomputed(tmp_path, "--jobs", "1")
 
 
 def test_added_and_removed_files_recompute(tmp_path: Path) -> None:
@@ -158,7 +200,7 @@ def test_a_cache_restored_in_another_checkout_replays(tmp_path: Path) -> None:
 def test_a_damaged_entry_is_recomputed_never_trusted(tmp_path: Path, damage: str) -> None:
     make_project(tmp_path)
     cold = run("check", "--output-format", "json", cwd=tmp_path)
-    [entry] = _cache(tmp_path).glob("results-*/*.json")
+    [entry] = _results(tmp_path)
     text = entry.read_text()
     entry.write_text({
         "truncated": text[: len(text) // 2],
@@ -189,13 +231,13 @@ def test_the_baseline_applies_to_a_replayed_result(tmp_path: Path) -> None:
 def test_an_editor_buffer_is_never_replayed_nor_stored(tmp_path: Path) -> None:
     make_project(tmp_path)
     run("check", cwd=tmp_path)
-    [entry] = _cache(tmp_path).glob("results-*/*.json")
+    [entry] = _results(tmp_path)
     stored = entry.read_bytes()
     buffer = BAD.replace("class Bad(Mid)", "class Bad").encode()
     done = run("check", "--output-format", "json", "--stdin-filename", "src/pkg/bad.py", "-",
                cwd=tmp_path, stdin=buffer)
     assert done.returncode == 0 and json.loads(done.stdout)["diagnostics"] == []
-    assert entry.read_bytes() == stored
+    assert _results(tmp_path) == [entry] and entry.read_bytes() == stored
     assert _codes(_replayed(tmp_path)) == [("LL000", "src/pkg/broken.py"),
                                            ("LL001", "src/pkg/bad.py")]
 

@@ -17,7 +17,8 @@ Layout::
     <cache-dir>/CACHEDIR.TAG, .gitignore     markers (backup tools and git skip the directory)
     <cache-dir>/facts-<salt>/<xx>/<name>.json one entry per project file
     <cache-dir>/facts-<salt>/used            touched by each run that writes under the salt
-    <cache-dir>/results-<salt>/<place>.json   a project's last result (lintkit.engine.results)
+    <cache-dir>/results-<salt>/<place>/<key>.json
+                                             a project's last results (lintkit.engine.results)
     <cache-dir>/replay/<place>.json          how to replay it unvalidated (lintkit.engine.replay)
 
 ``<name>`` hashes the file's project-relative path together with where the project lies
@@ -292,7 +293,7 @@ def _remove_abandoned_temporaries(directory: Path) -> None:
     for parent, _, names in os.walk(directory):
         for name in names:
             if name.startswith(_TEMPORARY) and _age(Path(parent, name)) > ABANDONED_SECONDS:
-                _unlink(os.path.join(parent, name))
+                unlink_quietly(os.path.join(parent, name))
 
 
 def _unwritten_for(directory: Path, salt: str) -> float:
@@ -375,11 +376,13 @@ def write_entry(target: Path, text: str) -> None:
         os.chmod(temporary, 0o644)  # mkstemp's 0600 would shut out a CI cache's other users
         os.replace(temporary, target)
     except BaseException:
-        _unlink(temporary)
+        unlink_quietly(temporary)
         raise
 
 
-def _unlink(path: str) -> None:
+def unlink_quietly(path: str | os.PathLike[str]) -> None:
+    """Remove a file, if it can be: one already gone (another run removed it) or not
+    removable is left to the next run that tidies up."""
     try:
         os.unlink(path)
     except OSError:

@@ -29,9 +29,11 @@ rest (see ``Project.reports``), so its entry records the targets it *covers*: it
 for those targets or any within them, while the whole project's entry serves any targets.
 
 An editor's unsaved buffer (``--stdin-filename``) is never replayed nor stored (a buffer
-that is the file as saved is the file: see ``scope_of``). One entry
-per project is kept (the latest run's), written atomically; a damaged or foreign entry is a
-miss, never an error.
+that is the file as saved is the file: see ``scope_of``). Each entry is a file named by its
+key, written atomically; a damaged or foreign entry is a miss, never an error. A project
+keeps the entries of its last ``KEPT_RESULTS`` computed results, not only the latest: going
+back to a state linted before (a branch checked out again, an edit undone, the working tree
+that pre-commit stashed and restored) replays instead of running phase 2 again.
 """
 
 from __future__ import annotations
@@ -47,22 +49,25 @@ from typing import TYPE_CHECKING, Any
 from lintkit.core.diagnostics import Diagnostic, Location
 from lintkit.core.project import within
 from lintkit.core.suppressions import Suppressed
-from lintkit.engine.cache import FactsCache, file_hash, write_entry
+from lintkit.engine.cache import FactsCache, file_hash, unlink_quietly, write_entry
 
 if TYPE_CHECKING:  # a replayed run computes the key without importing the rule API
     from lintkit.core.rule import Rule
 
 #: Bump when the shape of an entry or of its key changes.
-RESULTS_VERSION = 3
+RESULTS_VERSION = 4
+#: How many computed results a project keeps, the latest written (each is its diagnostics:
+#: a few KB, 730 KB for the standard library's).
+KEPT_RESULTS = 8
 
 
 class ResultsCache:
-    """The latest phase-2 result of one project, beside its facts cache."""
+    """The latest phase-2 results of one project, beside its facts cache."""
 
     def __init__(self, facts_cache: FactsCache, root: Path) -> None:
         place = hashlib.blake2b(facts_cache.place.encode("utf-8", "surrogatepass"),
                                 digest_size=16).hexdigest()
-        self.entry = facts_cache.directory / f"results-{facts_cache.salt_id}" / f"{place}.json"
+        self.directory = facts_cache.directory / f"results-{facts_cache.salt_id}" / place
         self.salt = facts_cache.salt
         self.root = root
         self._prepare = facts_cache.prepare
@@ -107,7 +112,7 @@ class ResultsCache:
         """The stored result for ``key`` if it covers ``targets``, or None (absent, stale,
         narrower, damaged or foreign)."""
         try:
-            entry = json.loads(self.entry.read_bytes())
+            entry = json.loads(self._entry(key).read_bytes())
             if entry["key"] != key:
                 return None
             covered = entry["covers"]
@@ -134,10 +139,28 @@ class ResultsCache:
         }
         try:
             self._prepare()
-            self.entry.parent.mkdir(parents=True, exist_ok=True)
-            write_entry(self.entry, json.dumps(entry, separators=(",", ":")))
+            self.directory.mkdir(parents=True, exist_ok=True)
+            write_entry(self._entry(key), json.dumps(entry, separators=(",", ":")))
         except OSError:
-            pass
+            return
+        self._keep_latest(self._entry(key).name)
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / f"{key}.json"
+
+    def _keep_latest(self, written: str) -> None:
+        """Remove all but the ``KEPT_RESULTS`` latest written entries, ``written`` (the
+        entry just stored) among them, and the one entry of the layout before
+        (``<place>.json`` beside this directory)."""
+        unlink_quietly(self.directory.with_suffix(".json"))
+        try:
+            others = [entry for entry in os.scandir(self.directory)
+                      if entry.name.endswith(".json") and entry.name != written]
+            others.sort(key=lambda entry: entry.stat().st_mtime_ns, reverse=True)
+        except OSError:
+            return  # another run is writing or removing: the next store tidies up
+        for entry in others[KEPT_RESULTS - 1:]:
+            unlink_quietly(entry.path)
 
 
 def _code_files(root: Path, available: Sequence[type[Rule]]) -> dict[str, str]:
