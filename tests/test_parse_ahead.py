@@ -72,9 +72,18 @@ def test_a_touched_file_is_not_parsed_again(tmp_path: Path) -> None:
     before = entry.stat().st_ino
     time.sleep(0.01)
     (tmp_path / BAD).write_bytes((tmp_path / BAD).read_bytes())  # new mtime, same bytes
+    # Touched alone, the project is as it was linted: replayed, nothing parsed ahead.
+    touched = replay([tmp_path], None, options)
+    assert touched.results is not None and touched.ahead is None
+    # Beside an edit, the touched file goes to the child too, which leaves its entry be.
+    mid = tmp_path / "src/pkg/mid.py"
+    edited = mid.read_bytes() + b"\nEXTRA = 1\n"
+    mid.write_bytes(edited)
     missed = replay([tmp_path], None, options)
     assert missed.results is None and missed.ahead is not None
+    assert missed.ahead.paths == {BAD, "src/pkg/mid.py"}
     missed.ahead.wait()
+    assert _cache(tmp_path).has_entry("src/pkg/mid.py", content_hash(edited))
     assert entry.stat().st_ino == before  # entries are replaced by renaming: not rewritten
 
 

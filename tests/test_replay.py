@@ -9,6 +9,7 @@ a full run by what it never imports: pydantic (the configuration model) and the 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -129,13 +130,19 @@ def test_editing_a_rule_that_is_not_a_project_file_runs_in_full(tmp_path: Path) 
     assert messages() == (True, ["second wording"])
 
 
-def test_a_touched_file_is_read_again_and_then_replays(tmp_path: Path) -> None:
+def test_a_touched_file_is_read_again_and_replays(tmp_path: Path) -> None:
+    # Its content is the one the facts cache and the stored result know: the key says so.
     make_project(tmp_path)
     first = _check(tmp_path, "--output-format", "json")
     bad = tmp_path / "src/pkg/bad.py"
     rewrite_later(bad, bad.read_text())
-    touched = _check(tmp_path, "--output-format", "json")
-    assert not touched[0] and touched[1:] == first[1:]
+    assert _check(tmp_path, "--output-format", "json") == (True, *first[1:])
+    assert _check(tmp_path, "--output-format", "json") == (True, *first[1:])
+    # With no stored result for it, the same touch runs in full, then replays again.
+    for stored in (tmp_path / ".lion-lint-cache").glob("results-*"):
+        shutil.rmtree(stored)
+    rewrite_later(bad, bad.read_text())
+    assert _check(tmp_path, "--output-format", "json") == (False, *first[1:])
     assert _check(tmp_path, "--output-format", "json") == (True, *first[1:])
 
 

@@ -19,15 +19,20 @@ The next run with the same invocation reads the note before it imports pydantic 
 re-stats the rules' modules, discovers the project's files with the recorded settings,
 stats them, then reads and hashes them as the full run does and makes the very same key. If
 the results cache holds that key, its result is the answer: the replay repeats the full
-run's last step (targets, baseline) and reports it. Anything else falls back to the full
-run: no note, another invocation, a touched module, a file that is new, gone or changed, a
-nested project within the targets. Each of those is noticed before any file is read, so a
-miss costs little more than discovering the files once more. The replay never stands in for
-a computation the full run would not have replayed itself.
+run's last step (targets, baseline) and reports it. The files need not be as the note
+found them: one touched, or back as it was when linted before (a branch checked out again,
+an edit undone), still makes a key the results cache may hold. Only a file whose content
+the facts cache has never seen settles it at once: the project as it is was never linted.
+Anything else falls back to the full run: no note, another invocation, a touched module, a
+file whose content is new, a nested project within the targets, a key not stored. All but
+the last are noticed before more than the new or changed files are read, so a miss costs
+little more than discovering the files once more. The replay never stands in for a
+computation the full run would not have replayed itself.
 
-When the miss is a few files new or changed, the replay also starts parsing them into the
-facts cache in a child process (``ahead.ParsedAhead``), which the full run then waits for:
-an edit is parsed while the full run imports the rules and decodes the other files' facts.
+When a file's content is new, the replay also starts parsing the files new or changed
+since the note, if few, into the facts cache in a child process (``ahead.ParsedAhead``),
+which the full run then waits for: an edit is parsed while the full run imports the rules
+and decodes the other files' facts.
 """
 
 from __future__ import annotations
@@ -45,8 +50,9 @@ import lintkit
 from lintkit.config.locate import ConfigError
 from lintkit.engine import phase1
 from lintkit.engine.ahead import ParsedAhead, parse_ahead, parse_buffer_ahead
-from lintkit.engine.cache import (cache_place, configured_directory, file_hash,
-                                  unusable_cache_directory, write_entry)
+from lintkit.engine.cache import (FactsCache, cache_place, configured_directory,
+                                  content_hash, file_hash, unusable_cache_directory,
+                                  write_entry)
 from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, buffer_path,
                                      empty_project, plan, saved_as, scope_of, settle_result)
 from lintkit.engine.results import ResultsCache, stamps
@@ -146,8 +152,15 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
         return None  # an editor's unsaved buffer is never replayed
     found_files = _file_stamps(root, scope.paths)
     if found_files != recorded_files:
-        return _parse_changed_ahead(root, directory, settings, options, found_files,
-                                    recorded_files)
+        changed = _changed_since(found_files, recorded_files)
+        if unusable_cache_directory(directory, root):
+            return None
+        cache = phase1.facts_cache(root, directory, settings)
+        if not _all_parsed_before(root, changed, cache):
+            return parse_ahead(root, changed, cache, options.jobs,
+                               getattr(settings, "max_file_size", 0))
+        # Touched, or back as they were when linted before (a branch checked out again, an
+        # edit undone): the key decides, as in the full run.
     found = phase1.survey(root, scope.paths, {}, phase1.options_for(
         root, settings, use_cache=True, cache_dir=directory), settings)
     files = found.fingerprint()
@@ -165,16 +178,24 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
     return result
 
 
-def _parse_changed_ahead(root: Path, directory: Path, settings: Any, options: RunOptions,
-                         found_files: list[list[Any]],
-                         recorded_files: list[list[Any]]) -> ParsedAhead | None:
-    """Start parsing the files that are new or changed since the note, for the full run."""
+def _changed_since(found_files: list[list[Any]], recorded_files: list[list[Any]]) -> list[str]:
+    """The files new, or of another size or modification time, since the note."""
     recorded = {tuple(stamp) for stamp in recorded_files}
-    changed = [path for path, size, mtime in found_files if (path, size, mtime) not in recorded]
-    if not changed or unusable_cache_directory(directory, root):
-        return None
-    cache = phase1.facts_cache(root, directory, settings)
-    return parse_ahead(root, changed, cache, options.jobs, getattr(settings, "max_file_size", 0))
+    return [path for path, size, mtime in found_files if (path, size, mtime) not in recorded]
+
+
+def _all_parsed_before(root: Path, paths: list[str], cache: FactsCache) -> bool:
+    """Whether the facts cache holds an entry for the content each of ``paths`` has now:
+    without one, the project as it is was never linted, so no stored result can answer
+    (a file edited, as most often, is read and hashed and the answer is no)."""
+    for path in paths:
+        try:
+            source = (root / path).read_bytes()
+        except OSError:
+            return False  # gone since: the full run says so
+        if not cache.has_entry(path, content_hash(source)):
+            return False
+    return True
 
 
 def _invocation(root: Path, config_path: Path | None, options: RunOptions) -> str:
