@@ -20,19 +20,21 @@ re-stats the rules' modules, discovers the project's files with the recorded set
 stats them, then reads and hashes them as the full run does and makes the very same key. If
 the results cache holds that key, its result is the answer: the replay repeats the full
 run's last step (targets, baseline) and reports it. The files need not be as the note
-found them: one touched, or back as it was when linted before (a branch checked out again,
-an edit undone), still makes a key the results cache may hold. Only a file whose content
-the facts cache has never seen settles it at once: the project as it is was never linted.
-Anything else falls back to the full run: no note, another invocation, a touched module, a
-file whose content is new, a nested project within the targets, a key not stored. All but
-the last are noticed before more than the new or changed files are read, so a miss costs
+found them: a file touched but not changed (``git stash`` and ``pop``, an editor saving an
+unmodified buffer) still makes a key the results cache may hold, and so does any file
+whose content the facts cache holds (it keeps each file's last parsed content). A file
+whose content it does not hold is most often an edit, to be parsed: that is left to the
+full run at once (which still replays a stored result when the key finds one: a branch
+checked out again). Anything else falls back to the full run too: no note, another
+invocation, a touched module, a nested project within the targets, a key not stored. All
+but the last are noticed before more than the files that differ are read, so a miss costs
 little more than discovering the files once more. The replay never stands in for a
 computation the full run would not have replayed itself.
 
-When a file's content is new, the replay also starts parsing the files new or changed
-since the note, if few, into the facts cache in a child process (``ahead.ParsedAhead``),
-which the full run then waits for: an edit is parsed while the full run imports the rules
-and decodes the other files' facts.
+When a file's content is not in the facts cache, the replay also starts parsing the files
+that differ from the note, if few, into the facts cache in a child process
+(``ahead.ParsedAhead``), which the full run then waits for: an edit is parsed while the full
+run imports the rules and decodes the other files' facts.
 """
 
 from __future__ import annotations
@@ -159,8 +161,8 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
         if not _all_parsed_before(root, changed, cache):
             return parse_ahead(root, changed, cache, options.jobs,
                                getattr(settings, "max_file_size", 0))
-        # Touched, or back as they were when linted before (a branch checked out again, an
-        # edit undone): the key decides, as in the full run.
+        # Touched, not changed (or changed back before any run parsed the change): the key
+        # decides, as in the full run.
     found = phase1.survey(root, scope.paths, {}, phase1.options_for(
         root, settings, use_cache=True, cache_dir=directory), settings)
     files = found.fingerprint()
@@ -185,9 +187,9 @@ def _changed_since(found_files: list[list[Any]], recorded_files: list[list[Any]]
 
 
 def _all_parsed_before(root: Path, paths: list[str], cache: FactsCache) -> bool:
-    """Whether the facts cache holds an entry for the content each of ``paths`` has now:
-    without one, the project as it is was never linted, so no stored result can answer
-    (a file edited, as most often, is read and hashed and the answer is no)."""
+    """Whether the facts cache holds an entry for the content each of ``paths`` has now.
+    Without one the file is to be parsed, most often an edit: read and hashed, the answer
+    is no at the first such file."""
     for path in paths:
         try:
             source = (root / path).read_bytes()
