@@ -67,10 +67,17 @@ def test_changed_content_is_parsed_again_and_only_that_file(tmp_path: Path) -> N
     again = _run(tmp_path)
     assert again.parsed == ["src/pkg/bad.py"]
     assert [c.name for c in again.facts[1].classes] == ["Worse"]
-    # Restoring the old text is a change too: its entry was replaced, not kept beside.
+    # The old text restored (an edit undone) is the entry the new one replaced, kept beside.
+    (tmp_path / "src/pkg/bad.py").write_text(BAD, "utf-8")
+    restored = _run(tmp_path)
+    assert restored.parsed == [] and [c.name for c in restored.facts[1].classes] == ["Bad"]
+    # One previous content is kept, not more: two edits on, the first is parsed again.
+    (tmp_path / "src/pkg/bad.py").write_text(BAD.replace("class Bad", "class Third"), "utf-8")
+    assert _run(tmp_path).parsed == ["src/pkg/bad.py"]
     (tmp_path / "src/pkg/bad.py").write_text(BAD, "utf-8")
     assert _run(tmp_path).parsed == ["src/pkg/bad.py"]
     assert len(_entries(tmp_path)) == len(PATHS)
+    assert len(list((tmp_path / ".lion-lint-cache").glob("facts-*/*/*.json.prev"))) == 1
 
 
 def test_a_new_lion_lint_version_ignores_old_entries(tmp_path: Path,

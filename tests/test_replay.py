@@ -146,6 +146,26 @@ def test_a_touched_file_is_read_again_and_replays(tmp_path: Path) -> None:
     assert _check(tmp_path, "--output-format", "json") == (True, *first[1:])
 
 
+def test_an_edit_undone_replays_without_pydantic_or_rules(tmp_path: Path) -> None:
+    # The note is of the edit's run, but the facts cache keeps the content before it and
+    # the results cache its result: the files' content makes the key that finds it.
+    make_project(tmp_path)
+    first = _check(tmp_path, "--output-format", "json")
+    bad = tmp_path / "src/pkg/bad.py"
+    original = bad.read_text()
+    rewrite_later(bad, original.replace("class Bad(Mid)", "class Bad"))
+    edited = _check(tmp_path, "--output-format", "json")
+    assert not edited[0] and ("LL001", "src/pkg/bad.py") not in _codes(edited[2])
+    rewrite_later(bad, original)
+    assert _check(tmp_path, "--output-format", "json") == (True, *first[1:])
+    rewrite_later(bad, original.replace("class Bad(Mid)", "class Bad"))
+    assert _check(tmp_path, "--output-format", "json") == (True, *edited[1:])
+    # Content never linted with the rest as it is runs in full, though every file's facts
+    # are cached (broken.py is gone, bad.py's edit was linted).
+    (tmp_path / "src/pkg/broken.py").unlink()
+    assert not _check(tmp_path, "--output-format", "json")[0]
+
+
 @pytest.mark.parametrize("damage", ["truncated", "not json", "wrong shape", "other version"])
 def test_a_damaged_note_runs_in_full_and_is_rewritten(tmp_path: Path, damage: str) -> None:
     make_project(tmp_path)

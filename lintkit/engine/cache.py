@@ -16,6 +16,7 @@ Layout::
 
     <cache-dir>/CACHEDIR.TAG, .gitignore     markers (backup tools and git skip the directory)
     <cache-dir>/facts-<salt>/<xx>/<name>.json one entry per project file
+    <cache-dir>/facts-<salt>/<xx>/<name>.json.prev   the entry it replaced
     <cache-dir>/facts-<salt>/used            touched by each run that writes under the salt
     <cache-dir>/results-<salt>/<place>/<key>.json
                                              a project's last results (lintkit.engine.results)
@@ -122,30 +123,34 @@ class FactsCache:
         call's arguments stay text until a rule reads them), so damage that still parses
         as JSON must be caught here, where a miss costs a parse, not in a rule."""
         header = self._header(path, digest).encode()
-        try:
-            raw = self.entry_path(path).read_bytes()
-            cut = raw.rfind(_CHECK, len(header))
-            if not raw.startswith(header) or cut < 0 or not raw.endswith(b"}"):
-                return None
-            body = raw[len(header):cut]
-            if int(raw[cut + len(_CHECK):-1]) != zlib.crc32(body):
-                return None
-            facts = json.loads(body)
-            if isinstance(facts, dict) and facts.get("path") == path:
-                return facts
-        except (OSError, ValueError, RecursionError):
-            pass  # absent, truncated, corrupt or foreign: a miss
-        return None
+        for entry in self._entry_and_previous(path):
+            try:
+                raw = entry.read_bytes()
+            except OSError:
+                continue  # absent
+            if raw.startswith(header):
+                return _checked_facts(raw, len(header), path)
+        return None  # no entry of this content: a miss
 
     def has_entry(self, path: str, digest: str) -> bool:
         """Whether an entry for this content seems to be there: its header alone is read
         (``load`` still checks the whole entry)."""
         header = self._header(path, digest).encode()
-        try:
-            with open(self.entry_path(path), "rb") as stream:
-                return stream.read(len(header)) == header
-        except OSError:
-            return False
+        for entry in self._entry_and_previous(path):
+            try:
+                with open(entry, "rb") as stream:
+                    if stream.read(len(header)) == header:
+                        return True
+            except OSError:
+                pass
+        return False
+
+    def _entry_and_previous(self, path: str) -> tuple[Path, Path]:
+        """Where ``path``'s entry is, and where the entry it replaced is kept: a file's
+        last two contents answer, so an edit undone or a branch checked out again (one
+        edit away) is not parsed again."""
+        entry = self.entry_path(path)
+        return entry, entry.with_name(entry.name + _PREVIOUS)
 
     def encode(self, path: str, digest: str, facts_json: str) -> str:
         """An entry's text around facts already encoded as JSON (workers encode them once),
@@ -161,11 +166,15 @@ class FactsCache:
     def store_text(self, path: str, text: str) -> bool:
         """Write one encoded entry atomically; whether it was written (a cache that cannot
         be written is skipped)."""
-        target = self.entry_path(path)
+        target, previous = self._entry_and_previous(path)
         if not self.ready():
             return False
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.replace(target, previous)
+            except FileNotFoundError:
+                pass  # the file's first entry
             write_entry(target, text)
         except OSError:
             return False
@@ -302,6 +311,25 @@ def _unwritten_for(directory: Path, salt: str) -> float:
     return min(_age(path) for path in (directory / f"facts-{salt}" / _USED,
                                        directory / f"facts-{salt}", directory / f"results-{salt}"))
 
+
+def _checked_facts(raw: bytes, start: int, path: str) -> dict[str, Any] | None:
+    """The facts of an entry whose header (``start`` bytes) is right, if they match their
+    checksum and parse; None for a truncated, corrupt or foreign entry (a miss)."""
+    try:
+        cut = raw.rfind(_CHECK, start)
+        if cut < 0 or not raw.endswith(b"}"):
+            return None
+        body = raw[start:cut]
+        if int(raw[cut + len(_CHECK):-1]) != zlib.crc32(body):
+            return None
+        facts = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return facts if isinstance(facts, dict) and facts.get("path") == path else None
+
+
+#: The suffix of the entry a file's new entry replaced (its previous content's facts).
+_PREVIOUS = ".prev"
 
 #: What lion-lint writes at the top of its cache directory (the temporary files included).
 _CACHE_ENTRIES = ("CACHEDIR.TAG", ".gitignore", "replay", "facts-*", "results-*",

@@ -22,10 +22,10 @@ the results cache holds that key, its result is the answer: the replay repeats t
 run's last step (targets, baseline) and reports it. The files need not be as the note
 found them: a file touched but not changed (``git stash`` and ``pop``, an editor saving an
 unmodified buffer) still makes a key the results cache may hold, and so does any file
-whose content the facts cache holds (it keeps each file's last parsed content). A file
-whose content it does not hold is most often an edit, to be parsed: that is left to the
-full run at once (which still replays a stored result when the key finds one: a branch
-checked out again). Anything else falls back to the full run too: no note, another
+whose content the facts cache holds (each file's last two parsed contents: an edit undone,
+a branch checked out again one edit away). A file whose content it does not hold is most
+often an edit, to be parsed: that is left to the full run at once (which still replays a
+stored result when the key finds one). Anything else falls back to the full run too: no note, another
 invocation, a touched module, a nested project within the targets, a key not stored. All
 but the last are noticed before more than the files that differ are read, so a miss costs
 little more than discovering the files once more. The replay never stands in for a
