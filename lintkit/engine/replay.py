@@ -25,10 +25,10 @@ unmodified buffer) still makes a key the results cache may hold, and so does any
 whose content the facts cache holds (each file's last two parsed contents: an edit undone,
 a branch checked out again one edit away). A file whose content it does not hold is most
 often an edit, to be parsed: that is left to the full run at once (which still replays a
-stored result when the key finds one). Anything else falls back to the full run too: no note, another
-invocation, a touched module, a nested project within the targets, a key not stored. All
-but the last are noticed before more than the files that differ are read, so a miss costs
-little more than discovering the files once more. The replay never stands in for a
+stored result when the key finds one). Anything else falls back to the full run too: no
+note, another invocation, a touched module, a nested project within the targets, a key not
+stored. All but the last are noticed before more than the files that differ are read, so a
+miss costs little more than discovering the files once more. The replay never stands in for a
 computation the full run would not have replayed itself.
 
 When a file's content is not in the facts cache, the replay also starts parsing the files
