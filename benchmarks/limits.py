@@ -26,6 +26,10 @@ beside lion-lint's whole per-file phase 1 and the one other parser a design coul
   cores     LibCST's parse in one process over every file, against as many processes as
             there are usable cores, each over an equal share of the bytes, all at once: how
             far this machine's cores are from dividing the floor by their number
+  resident  phase 2 in a process that has imported everything (as a process kept between
+            runs would have): decoding every file's facts from a full cache, building the
+            index, and running the rules bench.py runs, on a copy of the corpus as bench.py
+            makes it
 
 Times are totals over the corpus in one process, medians of --runs passes; they
 alternate file by file, so a machine whose speed drifts slows them alike. It then prints
@@ -39,11 +43,13 @@ import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
-from bench import (PARSE_FLOOR, check_corpus, corpus_files, machine, mid_size_file,
-                   parse_floor, positive_count)
+from bench import (PARSE_FLOOR, build_corpus, check_corpus, corpus_files, machine,
+                   mid_size_file, parse_floor, positive_count)
 
 from lintkit.engine.workers import usable_cores
 
@@ -196,6 +202,48 @@ def parse_peak(path: Path) -> tuple[int, int]:
     return before * 1024, after * 1024
 
 
+def resident_costs(source: Path, runs: int) -> dict[str, float]:
+    """Median seconds of phase 2's parts in this process, which has imported everything by
+    then: what a changed run would still pay if the process stayed between runs. The cache
+    is filled first (a cold pass, not timed); each pass then decodes every file's facts
+    from it, builds the index and runs the rules (``--select LL``, as bench.py)."""
+    from lintkit.cli.compose import compose
+    from lintkit.engine import phase1
+    from lintkit.engine.discovery import discover
+    from lintkit.engine.memory import collector_paused
+    from lintkit.engine.projects import RunOptions
+    from lintkit.engine.run import index_project, load_project
+
+    with tempfile.TemporaryDirectory(prefix="lion-lint-limits-") as work:
+        root = Path(work) / "corpus"
+        root.mkdir()
+        build_corpus(source, root)
+        options = RunOptions(select=("LL",), use_cache=True, cache_dir=Path(work) / "cache")
+        config, _, rules = load_project(root, root / "pyproject.toml", compose, options)
+        paths, _ = discover(root, config.settings)
+        from_cache = phase1.options_for(root, config.settings, use_cache=True,
+                                        cache_dir=options.cache_dir)
+        phase1.run_phase1(root, paths, {}, from_cache, settings=config.settings)
+        parts: dict[str, list[float]] = {"decode": [], "index": [], "rules": []}
+        for _ in range(runs):
+            with collector_paused():  # as the command line runs
+                start = time.perf_counter()
+                facts = phase1.run_phase1(root, paths, {}, from_cache,
+                                          settings=config.settings).facts
+                decoded = time.perf_counter()
+                project = index_project(config, facts, {})
+                indexed = time.perf_counter()
+                for rule in rules:
+                    deque(rule.check(project), maxlen=0)
+                    project.index.forget_resolutions()
+                checked = time.perf_counter()
+            parts["decode"].append(decoded - start)
+            parts["index"].append(indexed - decoded)
+            parts["rules"].append(checked - indexed)
+            del facts, project
+    return {name: statistics.median(times) for name, times in parts.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", nargs="?", type=Path,
@@ -228,6 +276,10 @@ def main() -> None:
     print(f"  {f'parse on {cores} cores':<20} {together:7.3f} s   the slowest of {cores} processes "
           f"parsing equal shares at once, {together / alone:.2f} x one process's "
           f"{alone:.3f} s (dividing by {cores} would give {1 / cores:.2f} x)")
+    resident = resident_costs(root, options.runs)
+    print(f"  resident             decode {resident['decode']:.3f} s, index "
+          f"{resident['index']:.3f} s, rules {resident['rules']:.3f} s   (phase 2 with "
+          "everything imported; the cache filled)")
     largest = [p for _, p in sorted(zip(sizes, paths))[-3:]]
     peaks = {p: parse_peak(root / p) for p in largest}
     for path, (before, after) in peaks.items():
@@ -260,6 +312,11 @@ def main() -> None:
           f"and one that checks it imports the rules ({with_rules - command_line:.3f} s); "
           f"the target allows warm + 1.5 x that file's parse, which is "
           f"{1.5 * middle_parse:.3f} s over a warm run for the mid-size {middle}")
+    print(f"           a process kept between runs, with everything imported and every other "
+          f"file's facts decoded, would still build the index and run the rules over the "
+          f"whole project: {resident['index'] + resident['rules']:.3f} s, "
+          f"{(resident['index'] + resident['rules']) / (1.5 * middle_parse):.1f} x that "
+          "allowance; only rules that redo just what a change reaches fit in it")
     workers = most_peak + (cores - 1) * imported_rss
     print(f"  memory: while one worker parses the largest file the {cores} workers hold at "
           f"least {workers / 2**20:.0f} MB, before the facts the main process gathers "

@@ -76,7 +76,8 @@ def test_limits_takes_a_corpus_apart_end_to_end(tmp_path: Path) -> None:
     for line in ("import libcst", "import the rules", "parse (the floor)", "positions",
                  "phase 1", "ast.parse", "the slowest of", "memory parsing pkg/m3.py",
                  "cold: phase 1 costs", "spread as this machine's cores spread LibCST's parse",
-                 "changed:", "memory: while one worker"):
+                 "changed:", "resident             decode", "a process kept between runs",
+                 "memory: while one worker"):
         assert line in result.stdout
 
 

@@ -195,7 +195,7 @@ def build_project(config: LoadedConfig, paths: list[str] | None = None,
     facts = phase1.run_phase1(config.root, paths, overrides,
                               _phase1_options(config, options or RunOptions()), progress,
                               config.settings).facts
-    return _index(config, facts, overrides)
+    return index_project(config, facts, overrides)
 
 
 def _phase1_options(config: LoadedConfig, options: RunOptions) -> phase1.Phase1Options:
@@ -204,8 +204,9 @@ def _phase1_options(config: LoadedConfig, options: RunOptions) -> phase1.Phase1O
                               ahead=options.parsed_ahead)
 
 
-def _index(config: LoadedConfig, facts: list[FileFacts], overrides: dict[str, bytes],
-           targets: Sequence[str] = ("",)) -> Project:
+def index_project(config: LoadedConfig, facts: list[FileFacts], overrides: dict[str, bytes],
+                  targets: Sequence[str] = ("",)) -> Project:
+    """Phase 2's project: the index over ``facts``, ready for the rules."""
     src_roots = config.src_roots()
     module_names = {f.path: module_name_for(f.path, src_roots)[0] for f in facts}
     return Project(root=config.root, index=ProjectIndex(facts, module_names),
@@ -230,9 +231,9 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
         project = empty_project(root, scope.overrides)
     else:
         # The rules may skip what lies outside the targets: what the run reports is the same.
-        project = _index(config, phase1.finish_phase1(found, phase1_options,
-                                                      options.progress).facts, scope.overrides,
-                         scope.targets)
+        project = index_project(config, phase1.finish_phase1(found, phase1_options,
+                                                             options.progress).facts,
+                                scope.overrides, scope.targets)
         result.diagnostics, result.suppressed = _phase2(project, available, rules,
                                                         scope.unreadable)
         if stored is not None:
