@@ -136,9 +136,6 @@ class RuntimeImport:
     error: str | None = None
     traceback: str | None = None
 
-    def is_stdlib(self, module: str) -> bool:
-        return module.partition(".")[0] in self.stdlib
-
     def chain(self, module: str) -> list[str]:
         """``[self.module, ..., module]``: who imported whom, as the interpreter ran it."""
         chain = [module]

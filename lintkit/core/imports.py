@@ -127,10 +127,6 @@ class ModulePattern:
                 parts.append("[^.]*".join(re.escape(p) for p in segment.split("*")))
         self._regex = re.compile(r"^" + r"\.".join(parts) + r"(?:\..+)?$")
 
-    @property
-    def has_wildcard(self) -> bool:
-        return "*" in self.text
-
     def matches(self, module: str) -> bool:
         return self._regex.match(module) is not None
 

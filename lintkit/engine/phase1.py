@@ -97,12 +97,6 @@ def _facts_of(text: str) -> FileFacts:
     return facts_from_data(json.loads(text))
 
 
-def collect_facts(root: Path, paths: Sequence[str], overrides: dict[str, bytes],
-                  progress: Progress | None = None,
-                  options: Phase1Options | None = None) -> list[FileFacts]:
-    return run_phase1(root, paths, overrides, options or Phase1Options(), progress).facts
-
-
 @dataclass
 class Survey:
     """Phase 1's first step: every file read and hashed.
