@@ -53,6 +53,8 @@ class Phase1Result:
     from_cache: int = 0
     #: Worker processes used (0: everything ran in this process).
     workers: int = 0
+    #: Of those files, how many a child parsed ahead of this run (see ``ParsedAhead``).
+    ahead: int = 0
 
 
 def phase1_settings(settings: Any) -> dict[str, Any]:
@@ -272,6 +274,7 @@ def finish_phase1(found: Survey, options: Phase1Options,
             raise
     result.from_cache = len(hits) + len(awaited) - len(late)
     result.parsed = [work.path for work in (*todo, *buffered, *late)]
+    result.ahead = len(awaited) + len(buffered)
     result.facts = [f for f in facts if f is not None]
     return result
 

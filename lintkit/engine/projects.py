@@ -69,6 +69,15 @@ class RunOptions:
     parsed_ahead: ParsedAhead | None = None
 
 
+@dataclass(frozen=True)
+class Timing:
+    """One step of a project's run, how long it took and what it did (``--timings``)."""
+
+    step: str  # "survey", "phase 1", "index", a rule's code, ...
+    seconds: float
+    detail: str = ""
+
+
 @dataclass
 class ProjectResult:
     root: Path
@@ -91,6 +100,8 @@ class ProjectResult:
     #: With RunOptions.keep_project, for the last project of a run: the facts and index
     #: the rules saw (empty, or None, when a stored result was replayed). None otherwise.
     project: Project | None = None
+    #: Where the run's time went, step by step, in the order the steps ran.
+    timings: list[Timing] = field(default_factory=list)
 
 
 def plan(paths: Sequence[Path], config_path: Path | None) -> dict[Path, tuple[Path | None, list[Path]]]:

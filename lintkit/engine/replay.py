@@ -44,6 +44,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
+from time import perf_counter
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -55,7 +56,7 @@ from lintkit.engine.ahead import ParsedAhead, parse_ahead, parse_buffer_ahead
 from lintkit.engine.cache import (FactsCache, cache_place, configured_directory,
                                   content_hash, file_hash, unusable_cache_directory,
                                   write_entry)
-from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, buffer_path,
+from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, Timing, buffer_path,
                                      empty_project, plan, saved_as, scope_of, settle_result)
 from lintkit.engine.results import ResultsCache, stamps
 
@@ -70,21 +71,38 @@ class Replay:
     results: list[ProjectResult] | None
     #: The few files a missed replay found changed, being parsed meanwhile for the full run.
     ahead: ParsedAhead | None = None
+    #: Why the results are None: the first reason met, in words (``--timings``).
+    missed: str = ""
+
+
+@dataclass
+class _Missed:
+    """Why a project's last result cannot be replayed, and the files it found changed,
+    if it is parsing them ahead."""
+
+    reason: str
+    ahead: ParsedAhead | None = None
 
 
 def replay(paths: list[Path], config_path: Path | None, options: RunOptions) -> Replay:
     """Every project the paths reach, each replayed from its last run if it can be."""
-    if options.record_baseline or not options.use_cache:
-        return Replay(None)
+    if options.record_baseline:
+        return Replay(None, missed="--write-baseline records a full run")
+    if not options.use_cache:
+        return Replay(None, missed="the cache is off")
     if options.stdin is not None and not saved_as(*options.stdin):
         # An editor's unsaved buffer, known before the note is read: never replayed, but
         # parsed meanwhile, while the full run imports the rules and decodes the rest.
-        return Replay(None, _parse_buffer_ahead(paths, config_path, options))
+        return Replay(None, _parse_buffer_ahead(paths, config_path, options),
+                      "an editor's unsaved buffer is never replayed")
     results = []
     for root, (config, targets) in sorted(plan(paths, config_path).items()):
+        started = perf_counter()
         result = _replay_project(root, config, targets, options)
-        if not isinstance(result, ProjectResult):
-            return Replay(None, result)
+        if isinstance(result, _Missed):
+            return Replay(None, result.ahead, f"{root}: {result.reason}")
+        result.timings.append(Timing("replay", perf_counter() - started,
+                                     "the last run's result: nothing decoded, no rule run"))
         results.append(result)
     return Replay(results)
 
@@ -129,50 +147,59 @@ def write_note(root: Path, config_path: Path | None, options: RunOptions,
 
 
 def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
-                    options: RunOptions) -> ProjectResult | ParsedAhead | None:
-    """The project's result, replayed; or when it cannot be, the files found changed
-    being parsed ahead (if few), or None."""
+                    options: RunOptions) -> ProjectResult | _Missed:
+    """The project's result, replayed; or why it cannot be, with the files found changed
+    being parsed ahead (if few)."""
     try:
         directory = options.cache_dir or configured_directory(root, config_path)
         note = json.loads(_note_path(root, directory).read_bytes())
         if note["version"] != NOTE_VERSION:
-            return None
+            return _Missed("the replay note is another lion-lint's")
         if note["invocation"] != _invocation(root, config_path, options):
-            return None
+            return _Missed("invoked otherwise than the last run (the rules or files asked "
+                           "for, the configuration, the interpreter or lion-lint)")
         rules_part = note["rules"]
         code = rules_part["stamps"]
         if stamps([filename for filename, _, _ in code]) != code:
-            return None
+            return _Missed("a module the rules run on changed since the last run")
         settings = SimpleNamespace(**{name: tuple(value) if isinstance(value, list) else value
                                       for name, value in note["settings"].items()})
         recorded_files = note["files"]
+    except FileNotFoundError:
+        return _Missed("no replay note (a first run here, or the cache was cleared)")
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError,
             ConfigError):
-        return None  # no note, or a damaged or foreign one: run in full
+        return _Missed("the replay note cannot be read")
     scope = scope_of(root, config_path, settings, targets, options)
-    if scope.overrides or scope.nested_reached(targets):
-        return None  # an editor's unsaved buffer is never replayed
+    if scope.overrides:
+        return _Missed("an editor's unsaved buffer is never replayed")
+    if scope.nested_reached(targets):
+        return _Missed("a nested project lies within the targets")
     found_files = _file_stamps(root, scope.paths)
     if found_files != recorded_files:
         changed = _changed_since(found_files, recorded_files)
-        if unusable_cache_directory(directory, root):
-            return None
+        problem = unusable_cache_directory(directory, root)
+        if problem:
+            return _Missed(f"the cache cannot be used: {problem}")
         cache = phase1.facts_cache(root, directory, settings)
         if not _all_parsed_before(root, changed, cache):
-            return parse_ahead(root, changed, cache, options.jobs,
-                               getattr(settings, "max_file_size", 0))
+            ahead = parse_ahead(root, changed, cache, options.jobs,
+                                getattr(settings, "max_file_size", 0))
+            files = f"{len(changed)} file{'s' if len(changed) != 1 else ''}"
+            return _Missed(f"{files} changed since the last run"
+                           + (", parsed ahead" if ahead is not None else ""), ahead)
         # Touched, not changed (or changed back before any run parsed the change): the key
         # decides, as in the full run.
     found = phase1.survey(root, scope.paths, {}, phase1.options_for(
         root, settings, use_cache=True, cache_dir=directory), settings)
     files = found.fingerprint()
     if files is None or found.cache is None:
-        return None
+        return _Missed("the cache cannot be used")
     stored = ResultsCache(found.cache, root)
     replayed = stored.load(stored.key(files, config_path, rules_part, scope.unreadable),
                            scope.targets)
     if replayed is None:
-        return None
+        return _Missed("no stored result for these files and rules")
     result = ProjectResult(root=root, config=None, rules=[])
     result.diagnostics, result.suppressed = replayed
     settle_result(result, scope, empty_project(root, {}), set(rules_part["active"]),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from time import perf_counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -28,8 +29,8 @@ from lintkit.core.suppressions import Suppressed, apply_suppressions, group_by_p
 from lintkit.engine import phase1
 from lintkit.engine.discovery import discover
 from lintkit.engine.memory import collector_paused
-from lintkit.engine.projects import (InternalError, ProjectResult, RunOptions, empty_project,
-                                     plan, scope_of, settle_result)
+from lintkit.engine.projects import (InternalError, ProjectResult, RunOptions, Timing,
+                                     empty_project, plan, scope_of, settle_result)
 from lintkit.engine.replay import write_note
 from lintkit.engine.results import ResultsCache
 
@@ -179,8 +180,13 @@ def load_project(root: Path, config_path: Path | None, compose: Composer,
 
 def lint_project(root: Path, config_path: Path | None, targets: list[Path], compose: Composer,
                  options: RunOptions) -> ProjectResult:
+    started = perf_counter()
     config, available, rules = load_project(root, config_path, compose, options)
-    return lint_loaded(config, available, rules, targets, options)
+    loaded = Timing("configuration", perf_counter() - started,
+                    f"validated; {len(rules)} of {len(available)} rules selected")
+    result = lint_loaded(config, available, rules, targets, options)
+    result.timings.insert(0, loaded)
+    return result
 
 
 def build_project(config: LoadedConfig, paths: list[str] | None = None,
@@ -218,39 +224,67 @@ def lint_loaded(config: LoadedConfig, available: Sequence[type[Rule]], rules: li
     root = config.root
     scope = scope_of(root, config.path, config.settings, targets, options)
     phase1_options = _phase1_options(config, options)
+    started = perf_counter()
     found = phase1.survey(root, scope.paths, scope.overrides, phase1_options, config.settings)
     result = ProjectResult(root=root, config=config, rules=rules,
                            nested=scope.nested_reached(targets))
+    timings = result.timings
+    timings.append(Timing("survey", perf_counter() - started, f"{len(scope.paths)} files"))
+    started = perf_counter()
     files = found.fingerprint()
     stored = ResultsCache(found.cache, root) if files is not None and found.cache else None
     rules_part = stored.rules_part(available, rules) if stored else {}
     key = stored.key(files or [], config.path, rules_part, scope.unreadable) if stored else ""
     replayed = stored.load(key, scope.targets) if stored else None
+    timings.append(Timing("results", perf_counter() - started, _lookup_detail(stored, replayed)))
     if replayed is not None:
         result.diagnostics, result.suppressed = replayed
         project = empty_project(root, scope.overrides)
     else:
+        started = perf_counter()
+        done = phase1.finish_phase1(found, phase1_options, options.progress)
+        timings.append(Timing("phase 1", perf_counter() - started, _phase1_detail(done)))
+        started = perf_counter()
         # The rules may skip what lies outside the targets: what the run reports is the same.
-        project = index_project(config, phase1.finish_phase1(found, phase1_options,
-                                                             options.progress).facts,
-                                scope.overrides, scope.targets)
+        project = index_project(config, done.facts, scope.overrides, scope.targets)
+        timings.append(Timing("index", perf_counter() - started, f"{len(done.facts)} modules"))
         result.diagnostics, result.suppressed = _phase2(project, available, rules,
-                                                        scope.unreadable)
-        if stored is not None:
-            stored.store(key, result.diagnostics, result.suppressed, scope.targets)
+                                                        scope.unreadable, timings)
+    started = perf_counter()
+    if replayed is None and stored is not None:
+        stored.store(key, result.diagnostics, result.suppressed, scope.targets)
     if stored is not None and found.cache is not None:
         write_note(root, config.path, options, config.settings.model_dump(mode="json"),
                    rules_part, scope, found.cache.directory)
     settle_result(result, scope, project, {r.code for r in rules}, config.path,
                   config.settings.baseline, options)
+    timings.append(Timing("settle", perf_counter() - started,
+                          "the targets and the baseline applied"
+                          + ("; the result stored" if replayed is None and stored else "")))
     if options.keep_project:
         result.project = project
     return result
 
 
+def _lookup_detail(stored: ResultsCache | None, replayed: object) -> str:
+    if stored is None:
+        return "not looked up (an editor's buffer, or the cache is off)"
+    if replayed is None:
+        return "none stored for these files and rules"
+    return "stored for these files and rules: replayed"
+
+
+def _phase1_detail(done: phase1.Phase1Result) -> str:
+    workers = f" by {done.workers} workers" if done.workers else ""
+    ahead = f"; {done.ahead} parsed ahead in a child" if done.ahead else ""
+    return f"{done.from_cache} from the cache, {len(done.parsed)} parsed{workers}{ahead}"
+
+
 def _phase2(project: Project, available: Sequence[type[Rule]], rules: list[Rule],
-            unreadable: list[tuple[str, str]]) -> tuple[list[Diagnostic], list[Suppressed]]:
-    """Run the rules on the project; their diagnostics with the waivers applied."""
+            unreadable: list[tuple[str, str]], timings: list[Timing]
+            ) -> tuple[list[Diagnostic], list[Suppressed]]:
+    """Run the rules on the project; their diagnostics with the waivers applied (and each
+    rule's time added to ``timings``)."""
     facts = project.files
     active = {r.code for r in rules}
     raw: list[Diagnostic] = []
@@ -264,6 +298,7 @@ def _phase2(project: Project, available: Sequence[type[Rule]], rules: list[Rule]
             raw.append(Diagnostic(Location(directory, 1, 1, 1, 1), "LL000", "syntax-error",
                                   f"cannot read directory: {reason}"))
     for rule in rules:
+        started = perf_counter()
         try:
             raw.extend(_checked(item) for item in rule.check(project))
             # Each rule asks mostly its own questions: what the last one resolved is
@@ -272,6 +307,8 @@ def _phase2(project: Project, available: Sequence[type[Rule]], rules: list[Rule]
         # A rule bug must not look like a clean run: not even a sys.exit(0) in check.
         except (Exception, SystemExit) as error:
             raise _rule_failure(rule, error, project.root) from error
+        if not isinstance(rule, ENGINE_RULES):  # their work is phase 1's and the waivers'
+            timings.append(Timing(rule.code, perf_counter() - started, rule.name))
 
     names = {r.code: r.name for r in available}
     by_path = group_by_path(raw)
