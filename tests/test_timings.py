@@ -10,9 +10,20 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from lintkit.cli.compose import compose
+from lintkit.engine.projects import RunOptions
+from lintkit.engine.replay import replay
+from lintkit.engine.run import lint_paths
 from tests.phase1_support import make_project, run
+
+#: Where a changed file or an editor's buffer is parsed ahead in a child (see test_parse_ahead).
+FORKS = sys.platform.startswith("linux")
 
 #: A timed step: its name, its seconds, what it did.
 STEP = re.compile(r"^ {4}(\S+(?: \d)?) +(\d+\.\d{3})  (.*)$")
@@ -74,8 +85,7 @@ def test_timings_say_whether_and_why_not_the_last_result_was_replayed(tmp_path: 
     bad.write_text(bad.read_text() + "\n# an edit\n")
     edited = run(*args, cwd=tmp_path)
     assert _replay_line(edited.stderr) == \
-        f"{tmp_path}: 1 file changed since the last run, parsed ahead"
-    assert _steps(edited.stderr)["phase 1"].endswith("; 1 parsed ahead in a child")
+        f"{tmp_path}: 1 file changed since the last run" + (", parsed ahead" if FORKS else "")
     assert edited.stdout == replayed.stdout
 
     other = run(*args, "--select", "LL001", cwd=tmp_path)
@@ -94,5 +104,23 @@ def test_an_editor_buffer_is_timed_and_never_replayed(tmp_path: Path) -> None:
     assert _replay_line(done.stderr) == "an editor's unsaved buffer is never replayed"
     steps = _steps(done.stderr)
     assert steps["results"] == "not looked up (an editor's buffer, or the cache is off)"
-    assert steps["phase 1"].endswith("; 1 parsed ahead in a child")
+    assert steps["phase 1"].endswith("; 1 parsed ahead in a child") == FORKS
     assert re.search(r"^  \. \(1 file checked\)$", done.stderr, re.M)
+
+
+@pytest.mark.skipif(not FORKS, reason="files are parsed ahead only where forking is cheap")
+def test_a_file_parsed_ahead_counts_so_even_when_the_child_stored_it_first(
+        tmp_path: Path) -> None:
+    make_project(tmp_path)
+    options = RunOptions(use_cache=True, jobs=2)
+    lint_paths([tmp_path], None, compose, options)
+    bad = tmp_path / "src/pkg/bad.py"
+    bad.write_text(bad.read_text() + "\n# an edit\n")
+    missed = replay([tmp_path], None, options)
+    assert missed.missed == f"{tmp_path}: 1 file changed since the last run, parsed ahead"
+    assert missed.ahead is not None
+    missed.ahead.wait()  # stored: the full run finds it in the cache, not waiting for it
+    [result] = lint_paths([tmp_path], None, compose, replace(options, parsed_ahead=missed.ahead))
+    phase = {t.step: t.detail for t in result.timings}["phase 1"]
+    files = len(list(tmp_path.rglob("*.py")))
+    assert phase == f"{files} from the cache, 0 parsed; 1 parsed ahead in a child"

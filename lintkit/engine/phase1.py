@@ -274,7 +274,9 @@ def finish_phase1(found: Survey, options: Phase1Options,
             raise
     result.from_cache = len(hits) + len(awaited) - len(late)
     result.parsed = [work.path for work in (*todo, *buffered, *late)]
-    result.ahead = len(awaited) + len(buffered)
+    # Counted by path: a file the child has stored by now was a cache hit above.
+    result.ahead = len(buffered) + (sum(work.store and work.path in ahead.paths
+                                        for work in found.works) if ahead is not None else 0)
     result.facts = [f for f in facts if f is not None]
     return result
 
