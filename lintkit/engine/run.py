@@ -183,7 +183,8 @@ def lint_project(root: Path, config_path: Path | None, targets: list[Path], comp
     started = perf_counter()
     config, available, rules = load_project(root, config_path, compose, options)
     loaded = Timing("configuration", perf_counter() - started,
-                    f"validated; {len(rules)} of {len(available)} rules selected")
+                    f"validated, the rules imported: {len(rules)} of {len(available)} "
+                    "selected")
     result = lint_loaded(config, available, rules, targets, options)
     result.timings.insert(0, loaded)
     return result
@@ -275,7 +276,8 @@ def _lookup_detail(stored: ResultsCache | None, replayed: object) -> str:
 
 
 def _phase1_detail(done: phase1.Phase1Result) -> str:
-    workers = f" by {done.workers} workers" if done.workers else ""
+    workers = f" by {done.workers} worker{'s' if done.workers != 1 else ''}" \
+        if done.workers else ""
     ahead = f"; {done.ahead} parsed ahead in a child" if done.ahead else ""
     return f"{done.from_cache} from the cache, {len(done.parsed)} parsed{workers}{ahead}"
 
