@@ -71,10 +71,15 @@ def test_changed_content_is_parsed_again_and_only_that_file(tmp_path: Path) -> N
     (tmp_path / "src/pkg/bad.py").write_text(BAD, "utf-8")
     restored = _run(tmp_path)
     assert restored.parsed == [] and [c.name for c in restored.facts[1].classes] == ["Bad"]
-    # One previous content is kept, not more: two edits on, the first is parsed again.
+    # The content restored is made current again, so that the one kept beside the next
+    # edit is it, not the edit undone: undone again, it is served once more...
     (tmp_path / "src/pkg/bad.py").write_text(BAD.replace("class Bad", "class Third"), "utf-8")
     assert _run(tmp_path).parsed == ["src/pkg/bad.py"]
     (tmp_path / "src/pkg/bad.py").write_text(BAD, "utf-8")
+    assert _run(tmp_path).parsed == []
+    # ...and one previous content is kept, not more: the first edit, two contents back
+    # now, is parsed again.
+    (tmp_path / "src/pkg/bad.py").write_text(BAD.replace("class Bad", "class Worse"), "utf-8")
     assert _run(tmp_path).parsed == ["src/pkg/bad.py"]
     assert len(_entries(tmp_path)) == len(PATHS)
     assert len(list((tmp_path / ".lion-lint-cache").glob("facts-*/*/*.json.prev"))) == 1

@@ -166,6 +166,19 @@ def test_an_edit_undone_replays_without_pydantic_or_rules(tmp_path: Path) -> Non
     assert not _check(tmp_path, "--output-format", "json")[0]
 
 
+def test_each_of_two_different_edits_undone_replays(tmp_path: Path) -> None:
+    # Trying one change, undoing it, trying another: the original stays one content back.
+    make_project(tmp_path)
+    first = _check(tmp_path, "--output-format", "json")
+    bad = tmp_path / "src/pkg/bad.py"
+    original = bad.read_text()
+    for edit in ("class Bad", "class Worse(Mid)"):
+        rewrite_later(bad, original.replace("class Bad(Mid)", edit))
+        assert not _check(tmp_path, "--output-format", "json")[0]
+        rewrite_later(bad, original)
+        assert _check(tmp_path, "--output-format", "json") == (True, *first[1:])
+
+
 @pytest.mark.parametrize("damage", ["truncated", "not json", "wrong shape", "other version"])
 def test_a_damaged_note_runs_in_full_and_is_rewritten(tmp_path: Path, damage: str) -> None:
     make_project(tmp_path)

@@ -16,7 +16,9 @@ Layout::
 
     <cache-dir>/CACHEDIR.TAG, .gitignore     markers (backup tools and git skip the directory)
     <cache-dir>/facts-<salt>/<xx>/<name>.json one entry per project file
-    <cache-dir>/facts-<salt>/<xx>/<name>.json.prev   the entry it replaced
+    <cache-dir>/facts-<salt>/<xx>/<name>.json.prev   the entry it replaced (the file's
+                                             content before; made current again when
+                                             the file has that content back)
     <cache-dir>/facts-<salt>/used            touched by each run that writes under the salt
     <cache-dir>/results-<salt>/<place>/<key>.json
                                              a project's last results (lintkit.engine.results)
@@ -123,13 +125,17 @@ class FactsCache:
         call's arguments stay text until a rule reads them), so damage that still parses
         as JSON must be caught here, where a miss costs a parse, not in a rule."""
         header = self._header(path, digest).encode()
-        for entry in self._entry_and_previous(path):
+        current, previous = self._entry_and_previous(path)
+        for entry in (current, previous):
             try:
                 raw = entry.read_bytes()
             except OSError:
                 continue  # absent
             if raw.startswith(header):
-                return _checked_facts(raw, len(header), path)
+                facts = _checked_facts(raw, len(header), path)
+                if facts is not None and entry is previous:
+                    self._make_current(path, raw)
+                return facts
         return None  # no entry of this content: a miss
 
     def has_entry(self, path: str, digest: str) -> bool:
@@ -144,6 +150,39 @@ class FactsCache:
             except OSError:
                 pass
         return False
+
+    def keep_current(self, path: str, digest: str) -> None:
+        """Make the entry of ``path``'s content ``digest`` its current one again when it is
+        the kept (previous) one: a file edited and then undone has its original content
+        back, and the edit's entry becomes the kept one. Without this a second, different
+        edit would displace the original, and undoing that one too would parse again (and
+        miss the stored result). A run that reads an entry from the kept one (``load``)
+        does this itself."""
+        header = self._header(path, digest).encode()
+        current, previous = self._entry_and_previous(path)
+        try:
+            with open(current, "rb") as stream:
+                if stream.read(len(header)) == header:
+                    return
+        except OSError:
+            pass  # absent: the kept entry may still be this content's
+        try:
+            raw = previous.read_bytes()
+        except OSError:
+            return
+        if raw.startswith(header):
+            self._make_current(path, raw)
+
+    def _make_current(self, path: str, raw: bytes) -> None:
+        # Stored again as new: the current entry is moved aside to be the kept one. Two
+        # runs doing this at once may each move the other's aside, so that one content is
+        # kept twice and the other lost: a parse later, never a wrong entry (each is
+        # checked against its header when read).
+        try:
+            text = raw.decode("ascii")  # as encoded: JSON escapes the rest
+        except UnicodeDecodeError:
+            return  # damaged: left for load to refuse
+        self.store_text(path, text)
 
     def _entry_and_previous(self, path: str) -> tuple[Path, Path]:
         """Where ``path``'s entry is, and where the entry it replaced is kept: a file's

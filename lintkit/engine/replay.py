@@ -22,8 +22,9 @@ the results cache holds that key, its result is the answer: the replay repeats t
 run's last step (targets, baseline) and reports it. The files need not be as the note
 found them: a file touched but not changed (``git stash`` and ``pop``, an editor saving an
 unmodified buffer) still makes a key the results cache may hold, and so does any file
-whose content the facts cache holds (each file's last two parsed contents: an edit undone,
-a branch checked out again one edit away). A file whose content it does not hold is most
+whose content the facts cache holds (each file's last two contents, the one it has back
+made current again: an edit undone, each of several edits tried and undone, a branch
+checked out again one edit away). A file whose content it does not hold is most
 often an edit, to be parsed: that is left to the full run at once (which still replays a
 stored result when the key finds one). Anything else falls back to the full run too: no
 note, another invocation, a touched module, a nested project within the targets, a key not
@@ -217,13 +218,18 @@ def _all_parsed_before(root: Path, paths: list[str], cache: FactsCache) -> bool:
     """Whether the facts cache holds an entry for the content each of ``paths`` has now.
     Without one the file is to be parsed, most often an edit: read and hashed, the answer
     is no at the first such file."""
+    known = []
     for path in paths:
         try:
             source = (root / path).read_bytes()
         except OSError:
             return False  # gone since: the full run says so
-        if not cache.has_entry(path, content_hash(source)):
+        digest = content_hash(source)
+        if not cache.has_entry(path, digest):
             return False
+        known.append((path, digest))
+    for path, digest in known:  # an edit undone: its original is the current entry again
+        cache.keep_current(path, digest)
     return True
 
 
