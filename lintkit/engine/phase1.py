@@ -53,7 +53,8 @@ class Phase1Result:
     from_cache: int = 0
     #: Worker processes used (0: everything ran in this process).
     workers: int = 0
-    #: Of those files, how many a child parsed ahead of this run (see ``ParsedAhead``).
+    #: How many files a child parsed ahead of this run (see ``ParsedAhead``): counted in
+    #: ``from_cache`` as well, or in ``parsed`` for an editor's buffer.
     ahead: int = 0
 
 

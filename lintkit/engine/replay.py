@@ -45,8 +45,8 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from time import perf_counter
 from pathlib import Path
+from time import perf_counter
 from types import SimpleNamespace
 from typing import Any
 

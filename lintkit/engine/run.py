@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from time import perf_counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from time import perf_counter
 
 from pydantic import ValidationError
 
