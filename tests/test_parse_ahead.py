@@ -26,8 +26,10 @@ from lintkit.engine.replay import replay
 from lintkit.engine.run import lint_paths
 from tests.phase1_support import make_project
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="files are parsed ahead only where forking is cheap")
+#: Files are parsed ahead only where forking is cheap, and where a second core is free.
+FORKS = sys.platform.startswith("linux") and workers.usable_cores() > 1
+pytestmark = pytest.mark.skipif(not FORKS, reason="files are parsed ahead only where forking "
+                                "is cheap, on more than one core")
 
 BAD = "src/pkg/bad.py"
 

@@ -20,10 +20,11 @@ from lintkit.cli.compose import compose
 from lintkit.engine.projects import RunOptions
 from lintkit.engine.replay import replay
 from lintkit.engine.run import lint_paths
+from lintkit.engine.workers import usable_cores
 from tests.phase1_support import make_project, run
 
-#: Where a changed file or an editor's buffer is parsed ahead in a child (see test_parse_ahead).
-FORKS = sys.platform.startswith("linux")
+#: Where a changed file or an editor's buffer is parsed ahead in a child (see ahead.py).
+FORKS = sys.platform.startswith("linux") and usable_cores() > 1
 
 #: A timed step: its name, its seconds, what it did.
 STEP = re.compile(r"^ {4}(\S+(?: \d)?) +(\d+\.\d{3})  (.*)$")
@@ -108,7 +109,8 @@ def test_an_editor_buffer_is_timed_and_never_replayed(tmp_path: Path) -> None:
     assert re.search(r"^  \. \(1 file checked\)$", done.stderr, re.M)
 
 
-@pytest.mark.skipif(not FORKS, reason="files are parsed ahead only where forking is cheap")
+@pytest.mark.skipif(not FORKS, reason="files are parsed ahead only where forking is cheap, "
+                                        "on more than one core")
 def test_a_file_parsed_ahead_counts_so_even_when_the_child_stored_it_first(
         tmp_path: Path) -> None:
     make_project(tmp_path)
