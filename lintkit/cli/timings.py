@@ -10,12 +10,12 @@ wall-clock seconds of this run; the report on standard output is not touched.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 from lintkit.engine.projects import ProjectResult
+from lintkit.report.model import display_path
 
 
 def write_timings(results: Sequence[ProjectResult], missed: str, imports: float | None,
@@ -29,7 +29,7 @@ def write_timings(results: Sequence[ProjectResult], missed: str, imports: float 
         lines.append(_line("imports", imports, "the engine, pydantic and the settings model"))
     for result in results:
         files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
-        lines.append(f"  {_shown(result.root, cwd)} ({files} checked)")
+        lines.append(f"  {display_path(result.root, '', cwd)} ({files} checked)")
         lines.extend(_line(t.step, t.seconds, t.detail, indent=4) for t in result.timings)
     lines.append(_line("total", total, "since the command started"))
     stream.write("\n".join(lines) + "\n")
@@ -39,10 +39,3 @@ def write_timings(results: Sequence[ProjectResult], missed: str, imports: float 
 def _line(step: str, seconds: float | None, detail: str, indent: int = 2) -> str:
     figure = f"{seconds:8.3f}" if seconds is not None else " " * 8
     return f"{' ' * indent}{step:<{24 - indent}}{figure}  {detail}".rstrip()
-
-
-def _shown(root: Path, cwd: Path) -> str:
-    try:
-        return os.path.relpath(root, cwd) if root.is_relative_to(cwd) else str(root)
-    except ValueError:  # another drive (Windows)
-        return str(root)
