@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from lintkit.core.text import plural
 from lintkit.engine.fix import Disk, FixOutcome, Memory, fix_results, fix_until_stable, unified_diff
 
 Buffer = tuple[Path, bytes]
@@ -33,10 +34,6 @@ def _say_refused(outcome: FixOutcome, cwd: Path) -> None:
         click.echo(f"lion-lint: warning: not fixed: {_label(path, cwd)}: {reason}", err=True)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
-
-
 def show_diff(results: Sequence[Any], buffer: Buffer | None, cwd: Path, *,
               quiet: bool) -> bool:
     """Print the fixes as a unified diff; whether there was anything to print."""
@@ -46,8 +43,8 @@ def show_diff(results: Sequence[Any], buffer: Buffer | None, cwd: Path, *,
         sys.stdout.write(unified_diff(_label(path, cwd), change.old, change.new))
     _say_refused(outcome, cwd)
     if not quiet and outcome.changed:
-        click.echo(f"Would fix {_plural(outcome.fixed, 'diagnostic')} in "
-                   f"{_plural(len(outcome.changed), 'file')}.", err=True)
+        click.echo(f"Would fix {plural(outcome.fixed, 'diagnostic')} in "
+                   f"{plural(len(outcome.changed), 'file')}.", err=True)
     return bool(outcome.changed)
 
 
@@ -59,8 +56,8 @@ def fix_files(results: Sequence[Any], lint: Lint, cwd: Path, *,
     if not quiet and outcome.fixed:
         # A file whose fix left its diagnostic was changed, but is not counted as fixed.
         files = sum(1 for change in outcome.changed.values() if change.fixed)
-        click.echo(f"Fixed {_plural(outcome.fixed, 'diagnostic')} in "
-                   f"{_plural(files, 'file')}.", err=True)
+        click.echo(f"Fixed {plural(outcome.fixed, 'diagnostic')} in "
+                   f"{plural(files, 'file')}.", err=True)
     return remaining
 
 

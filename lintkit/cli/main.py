@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 import click
 
 from lintkit import __version__
+from lintkit.core.text import plural
 
 FORMATS = ("full", "concise", "json", "github", "sarif")
 ISSUES_URL = "https://github.com/lion-lint/lion-lint/issues"
@@ -266,7 +267,7 @@ def check(**kwargs: Any) -> None:
         _write_baseline(results, args.write_baseline, targets)
     held = sum(r.baselined for r in results)
     if held and not args.quiet:
-        click.echo(f"lion-lint: {held} diagnostic{'s' if held != 1 else ''} recorded in the "
+        click.echo(f"lion-lint: {plural(held, 'diagnostic')} recorded in the "
                    "baseline not shown", err=True)
     try:
         status = _report(results, cwd, args, buffer)
@@ -335,13 +336,13 @@ def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None
     except OSError as error:
         _fail(f"cannot write the baseline {path}: {error}")
     recorded = sum(fresh.values())
-    click.echo(f"lion-lint: wrote {len(fresh)} baseline entries ({recorded} diagnostic"
-               f"{'s' if recorded != 1 else ''}) to {path}", err=True)
+    click.echo(f"lion-lint: wrote {len(fresh)} baseline entries "
+               f"({plural(recorded, 'diagnostic')}) to {path}", err=True)
     # A baseline never holds LL000, so the very next run fails on these: say so now.
     unchecked = [d for r in results for d in r.diagnostics if d.code == "LL000"]
     if unchecked:
-        click.echo(f"lion-lint: warning: {len(unchecked)} file"
-                   f"{'s' if len(unchecked) != 1 else ''} could not be checked (LL000) and "
+        click.echo(f"lion-lint: warning: {plural(len(unchecked), 'file')} could not be "
+                   "checked (LL000) and "
                    "cannot be baselined; the next run reports them:", err=True)
         for d in unchecked:
             click.echo(f"  {d.location.path}:{d.location.line}:{d.location.column}: "

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from lintkit.core.text import plural
 from lintkit.engine.projects import ProjectResult
 from lintkit.report.model import display_path
 
@@ -28,8 +29,8 @@ def write_timings(results: Sequence[ProjectResult], missed: str, imports: float 
     if imports is not None:
         lines.append(_line("imports", imports, "the engine, pydantic and the settings model"))
     for result in results:
-        files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
-        lines.append(f"  {display_path(result.root, '', cwd)} ({files} checked)")
+        checked = plural(result.files_checked, "file")
+        lines.append(f"  {display_path(result.root, '', cwd)} ({checked} checked)")
         lines.extend(_line(t.step, t.seconds, t.detail, indent=4) for t in result.timings)
     lines.append(_line("total", total, "since the command started"))
     stream.write("\n".join(lines) + "\n")

@@ -52,6 +52,7 @@ from typing import Any
 
 import lintkit
 from lintkit.config.locate import ConfigError
+from lintkit.core.text import plural
 from lintkit.engine import phase1
 from lintkit.engine.ahead import ParsedAhead, parse_ahead, parse_buffer_ahead
 from lintkit.engine.cache import (FactsCache, cache_place, configured_directory,
@@ -186,8 +187,7 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
         if not _all_parsed_before(root, changed, cache):
             ahead = parse_ahead(root, changed, cache, options.jobs,
                                 getattr(settings, "max_file_size", 0))
-            files = f"{len(changed)} file{'s' if len(changed) != 1 else ''}"
-            return _Missed(f"{files} changed since the last run"
+            return _Missed(f"{plural(len(changed), 'file')} changed since the last run"
                            + (", parsed ahead" if ahead is not None else ""), ahead)
         # Touched, not changed (or changed back before any run parsed the change): the key
         # decides, as in the full run.

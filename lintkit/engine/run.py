@@ -26,6 +26,7 @@ from lintkit.core.index import ProjectIndex, module_name_for
 from lintkit.core.project import Project
 from lintkit.core.rule import Rule, rule_key_matches
 from lintkit.core.suppressions import Suppressed, apply_suppressions, group_by_path
+from lintkit.core.text import plural
 from lintkit.engine import phase1
 from lintkit.engine.discovery import discover
 from lintkit.engine.memory import collector_paused
@@ -276,8 +277,7 @@ def _lookup_detail(stored: ResultsCache | None, replayed: object) -> str:
 
 
 def _phase1_detail(done: phase1.Phase1Result) -> str:
-    workers = f" by {done.workers} worker{'s' if done.workers != 1 else ''}" \
-        if done.workers else ""
+    workers = f" by {plural(done.workers, 'worker')}" if done.workers else ""
     ahead = f"; {done.ahead} parsed ahead in a child" if done.ahead else ""
     return f"{done.from_cache} from the cache, {len(done.parsed)} parsed{workers}{ahead}"
 
