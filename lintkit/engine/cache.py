@@ -142,36 +142,27 @@ class FactsCache:
         """Whether an entry for this content seems to be there: its header alone is read
         (``load`` still checks the whole entry)."""
         header = self._header(path, digest).encode()
-        for entry in self._entry_and_previous(path):
-            try:
-                with open(entry, "rb") as stream:
-                    if stream.read(len(header)) == header:
-                        return True
-            except OSError:
-                pass
-        return False
+        return any(_begins_with(entry, header) for entry in self._entry_and_previous(path))
 
-    def keep_current(self, path: str, digest: str) -> None:
-        """Make the entry of ``path``'s content ``digest`` its current one again when it is
-        the kept (previous) one: a file edited and then undone has its original content
-        back, and the edit's entry becomes the kept one. Without this a second, different
-        edit would displace the original, and undoing that one too would parse again (and
-        miss the stored result). A run that reads an entry from the kept one (``load``)
-        does this itself."""
+    def keep_current(self, path: str, digest: str) -> bool:
+        """``has_entry``, and when the entry is the kept (previous) one, make it the current
+        one again: a file edited and then undone has its original content back, and the
+        edit's entry becomes the kept one. Without this a second, different edit would
+        displace the original, and undoing that one too would parse again (and miss the
+        stored result). A run that reads an entry from the kept one (``load``) does this
+        itself."""
         header = self._header(path, digest).encode()
         current, previous = self._entry_and_previous(path)
-        try:
-            with open(current, "rb") as stream:
-                if stream.read(len(header)) == header:
-                    return
-        except OSError:
-            pass  # absent: the kept entry may still be this content's
+        if _begins_with(current, header):
+            return True
         try:
             raw = previous.read_bytes()
         except OSError:
-            return
-        if raw.startswith(header):
-            self._make_current(path, raw)
+            return False
+        if not raw.startswith(header):
+            return False
+        self._make_current(path, raw)
+        return True
 
     def _make_current(self, path: str, raw: bytes) -> None:
         # Stored again as new: the current entry is moved aside to be the kept one. Two
@@ -349,6 +340,15 @@ def _unwritten_for(directory: Path, salt: str) -> float:
     its directories (a results entry replaced, a stamp lost)."""
     return min(_age(path) for path in (directory / f"facts-{salt}" / _USED,
                                        directory / f"facts-{salt}", directory / f"results-{salt}"))
+
+
+def _begins_with(entry: Path, header: bytes) -> bool:
+    """Whether the file ``entry`` is there and starts with ``header`` (nothing else read)."""
+    try:
+        with open(entry, "rb") as stream:
+            return stream.read(len(header)) == header
+    except OSError:
+        return False
 
 
 def _checked_facts(raw: bytes, start: int, path: str) -> dict[str, Any] | None:

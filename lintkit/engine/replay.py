@@ -217,19 +217,15 @@ def _changed_since(found_files: list[list[Any]], recorded_files: list[list[Any]]
 def _all_parsed_before(root: Path, paths: list[str], cache: FactsCache) -> bool:
     """Whether the facts cache holds an entry for the content each of ``paths`` has now.
     Without one the file is to be parsed, most often an edit: read and hashed, the answer
-    is no at the first such file."""
-    known = []
+    is no at the first such file. An entry found as the kept one (an edit undone) is made
+    the current one again."""
     for path in paths:
         try:
             source = (root / path).read_bytes()
         except OSError:
             return False  # gone since: the full run says so
-        digest = content_hash(source)
-        if not cache.has_entry(path, digest):
+        if not cache.keep_current(path, content_hash(source)):
             return False
-        known.append((path, digest))
-    for path, digest in known:  # an edit undone: its original is the current entry again
-        cache.keep_current(path, digest)
     return True
 
 
