@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from lintkit.core.index import ProjectIndex, module_name_for
+from lintkit.parsing.extract import extract
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -77,6 +80,7 @@ def test_limits_takes_a_corpus_apart_end_to_end(tmp_path: Path) -> None:
                  "phase 1", "ast.parse", "the slowest of", "memory parsing pkg/m3.py",
                  "cold: phase 1 costs", "spread as this machine's cores spread LibCST's parse",
                  "changed:", "resident             decode", "a process kept between runs",
+                 "a run that reports on one file",
                  "memory: while one worker"):
         assert line in result.stdout
 
@@ -93,3 +97,22 @@ def test_limits_deals_equal_shares_of_the_bytes(monkeypatch: pytest.MonkeyPatch)
                                                       ["b.py", "d.py"]]
     # More cores than files: no empty share (a process with nothing to parse measures 0).
     assert shares(["a.py"], [7], 4) == [["a.py"]]
+
+
+def test_limits_import_reach_counts_each_modules_project_closure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from limits import import_reach
+
+    sources = {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "from pkg import b\nimport json\n",  # json: not the project's
+        "pkg/b.py": "def f():\n    from . import c\n",  # imported when f is called
+        "pkg/c.py": "",
+        "solo.py": "",
+    }
+    facts = [extract(path, source.encode(), path.endswith("__init__.py"))
+             for path, source in sources.items()]
+    index = ProjectIndex(facts, {f.path: module_name_for(f.path, ("",))[0] for f in facts})
+    # pkg and solo reach themselves; pkg.c adds its package, pkg.b adds pkg.c, pkg.a pkg.b.
+    assert import_reach(index) == [1 / 5, 1 / 5, 2 / 5, 3 / 5, 4 / 5]
