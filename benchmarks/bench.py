@@ -338,9 +338,11 @@ def targets(results: list[dict[str, object]]) -> None:
                     "cold_largest_rss"]) <= 300 * 2**20,
                  f"{int(result['cold_tree_rss'] or result['cold_largest_rss']) / 2**20:.0f} MB"),  # type: ignore[call-overload]
             ]
-        if 400 <= int(result["files"]) <= 800:  # type: ignore[call-overload]
+        # Judged on any corpus of that size or larger: a warm run's work grows with the
+        # files, so one that meets the bound on more files meets it on 600.
+        if int(result["files"]) >= 400:  # type: ignore[call-overload]
             checks.append(("warm <= 0.4 s (a project of about 600 files)",
-                           med["warm"] <= 0.4, f"{med['warm']:.3f} s"))
+                           med["warm"] <= 0.4, f"{med['warm']:.3f} s ({result['files']} files)"))
         for label, met, figure in checks:
             print(f"  {result['corpus']:<10} {'met   ' if met else 'MISSED'} {label:<46} {figure}")
 

@@ -116,3 +116,23 @@ def test_limits_import_reach_counts_each_modules_project_closure(
     index = ProjectIndex(facts, {f.path: module_name_for(f.path, ("",))[0] for f in facts})
     # pkg and solo reach themselves; pkg.c adds its package, pkg.b adds pkg.c, pkg.a pkg.b.
     assert import_reach(index) == [1 / 5, 1 / 5, 2 / 5, 3 / 5, 4 / 5]
+
+
+def _figures(corpus: str, files: int, warm: float) -> dict[str, object]:
+    return {"corpus": corpus, "files": files, "parse_floor": [10.0], "cold": [7.0],
+            "warm": [warm], "changed": [1.0], "changed_file_parse": [0.01],
+            "version": [0.04], "cold_tree_rss": 200 * 2**20, "cold_largest_rss": 150 * 2**20}
+
+
+def test_bench_judges_the_600_file_warm_target_on_any_corpus_that_large(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from bench import targets
+
+    targets([_figures("stdlib", 1788, 0.16), _figures("big", 650, 0.5),
+             _figures("lionagi", 205, 0.07)])
+
+    judged = [line.split() for line in capsys.readouterr().out.splitlines()
+              if "about 600 files" in line]
+    assert [(words[0], words[1], words[-2]) for words in judged] == [
+        ("stdlib", "met", "(1788"), ("big", "MISSED", "(650")]
