@@ -208,12 +208,20 @@ def check_corpus(parser: argparse.ArgumentParser, path: Path) -> None:
 
 
 def build_corpus(source: Path, destination: Path) -> list[str]:
-    """Copy the Python files lion-lint would lint under ``source``; their relative paths."""
-    paths = corpus_files(source)
-    for relative in paths:
-        target = destination / relative
+    """Copy the Python files lion-lint would lint under ``source``; their paths in the copy.
+
+    A package (``source`` holds an ``__init__.py``, as a checkout's ``lionagi/`` does) is
+    copied under its own name, so that its modules keep the names they import each other
+    by (``lionagi.protocols...``): copied bare, every absolute import of the package would
+    name a module outside the project, and the rules would see few of its links."""
+    within = source.name if (source / "__init__.py").is_file() else ""
+    paths = []
+    for relative in corpus_files(source):
+        path = f"{within}/{relative}" if within else relative
+        target = destination / path
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source / relative, target)
+        paths.append(path)
     (destination / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     return paths
 

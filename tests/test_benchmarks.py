@@ -136,3 +136,26 @@ def test_bench_judges_the_600_file_warm_target_on_any_corpus_that_large(
               if "about 600 files" in line]
     assert [(words[0], words[1], words[-2]) for words in judged] == [
         ("stdlib", "met", "(1788"), ("big", "MISSED", "(650")]
+
+
+def test_a_package_corpus_keeps_its_import_name(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from bench import build_corpus
+
+    package = tmp_path / "checkout" / "lionish"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "mod.py").write_text("from lionish.sub import other\n")
+    (package / "sub" / "other.py").write_text("")
+
+    paths = build_corpus(package, tmp_path / "copy")
+
+    # Under its own name, so that `lionish.sub.other` names a module of the copy.
+    assert paths == ["lionish/__init__.py", "lionish/sub/__init__.py", "lionish/sub/mod.py",
+                     "lionish/sub/other.py"]
+    assert (tmp_path / "copy" / "lionish" / "sub" / "mod.py").read_text() == \
+        "from lionish.sub import other\n"
+    # A directory of top-level modules (the standard library) is copied as it is.
+    assert build_corpus(tmp_path / "checkout", tmp_path / "flat")[0] == "lionish/__init__.py"
