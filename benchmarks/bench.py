@@ -4,7 +4,8 @@
 
 Each corpus (by default the running interpreter's standard library, without
 site-packages; each PATH adds one, e.g. a LionAGI checkout) is copied into a temporary
-project, so nothing of yours is touched and every figure covers exactly the same files.
+project (a package under its own name, so that its imports still name its modules), so
+nothing of yours is touched and every figure covers exactly the same files.
 For each corpus, in one run so that the ratios are fair, it measures (medians of --runs
 runs, with min and max):
 
