@@ -68,6 +68,41 @@ def test_a_missed_replay_parses_the_changed_file_ahead_for_the_full_run(tmp_path
     assert _summary(full) == _summary(fresh)
 
 
+def test_a_run_asking_for_other_rules_still_parses_the_changed_file_ahead(
+        tmp_path: Path) -> None:
+    options = _warm(tmp_path)
+    changed = (tmp_path / BAD).read_bytes() + b"\nEXTRA = 1\n"
+    (tmp_path / BAD).write_bytes(changed)
+    # As the pre-commit hook runs after a run from the shell: the last result is not its
+    # own to replay, but the note's settings and file stamps are its configuration's.
+    hook = replace(options, force_exclude=True, select=("LL001",))
+    missed = replay([tmp_path], None, hook)
+    assert missed.results is None and missed.ahead is not None
+    assert missed.ahead.paths == {BAD}
+    missed.ahead.wait()
+    assert _cache(tmp_path).has_entry(BAD, content_hash(changed))
+    full = lint_paths([tmp_path], None, compose, replace(hook, parsed_ahead=missed.ahead))
+    fresh = lint_paths([tmp_path], None, compose, replace(hook, use_cache=False, jobs=1))
+    assert _summary(full) == _summary(fresh)
+
+    # Nothing changed since: invoked as the last run, replayed; otherwise, nothing to do.
+    assert replay([tmp_path], None, hook).results is not None
+    other = replay([tmp_path], None, options)
+    assert other.results is None and other.ahead is None
+    assert other.missed.startswith(f"{tmp_path}: invoked otherwise")
+
+
+def test_a_changed_configuration_parses_nothing_ahead(tmp_path: Path) -> None:
+    options = _warm(tmp_path)
+    (tmp_path / BAD).write_bytes((tmp_path / BAD).read_bytes() + b"\nEXTRA = 1\n")
+    config = tmp_path / "pyproject.toml"
+    # The note's settings are another configuration's: its file set may not be this one's.
+    config.write_text(config.read_text() + "\n# edited\n")
+    missed = replay([tmp_path], None, options)
+    assert missed.results is None and missed.ahead is None
+    assert missed.missed.startswith(f"{tmp_path}: invoked otherwise")
+
+
 def test_a_touched_file_is_not_parsed_again(tmp_path: Path) -> None:
     options = _warm(tmp_path)
     entry = _cache(tmp_path).entry_path(BAD)

@@ -6,9 +6,9 @@ every rule, because the cache key names the rules. That is pydantic, the setting
 the rule modules, about half of a warm run. So whenever the full run stores or replays a
 result, it also writes a *replay note* beside the cache:
 
-- the *invocation*: lion-lint's and Python's versions, ``sys.path``, the configuration
-  file's path and bytes, the root's ``pyproject.toml``, and the command-line options that
-  decide the rules or the files;
+- the *configuration*: lion-lint's and Python's versions, ``sys.path``, the configuration
+  file's path and bytes and the root's ``pyproject.toml``; and the *invocation*: that
+  with the command-line options that decide the rules or the files;
 - the validated settings, as plain data;
 - the part of the results key that comes from the rules: those on offer, those selected,
   and the content of every module they run on, with each module's size and modification
@@ -35,7 +35,10 @@ computation the full run would not have replayed itself.
 When a file's content is not in the facts cache, the replay also starts parsing the files
 that differ from the note, if few, into the facts cache in a child process
 (``ahead.ParsedAhead``), which the full run then waits for: an edit is parsed while the full
-run imports the rules and decodes the other files' facts.
+run imports the rules and decodes the other files' facts. A run that differs from the
+note's only in the rules or the exclusion it asks for (a pre-commit hook's after a run
+from the shell) cannot replay it, but parses ahead all the same: the note's settings
+and file stamps are still its configuration's.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, Timing, b
 from lintkit.engine.results import ResultsCache, stamps
 
 #: Bump when the shape of a note changes.
-NOTE_VERSION = 2
+NOTE_VERSION = 3
 
 
 @dataclass
@@ -132,9 +135,11 @@ def write_note(root: Path, config_path: Path | None, options: RunOptions,
     whenever it stores or replays a result)."""
     if scope.overrides or options.record_baseline:
         return
+    configuration = _configuration(root, config_path, options)
     note = {
         "version": NOTE_VERSION,
-        "invocation": _invocation(root, config_path, options),
+        "configuration": configuration,
+        "invocation": _invocation(configuration, options),
         "settings": settings,
         "rules": rules_part,
         "files": _file_stamps(root, scope.paths),
@@ -157,12 +162,15 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
         note = json.loads(_note_path(root, directory).read_bytes())
         if note["version"] != NOTE_VERSION:
             return _Missed("the replay note is another lion-lint's")
-        if note["invocation"] != _invocation(root, config_path, options):
-            return _Missed("invoked otherwise than the last run (the rules or files asked "
-                           "for, the configuration, the interpreter or lion-lint)")
+        configuration = _configuration(root, config_path, options)
+        if note["configuration"] != configuration:
+            return _Missed(_INVOKED_OTHERWISE)
+        # If only the rules or the exclusion asked for differ, the note's settings are still
+        # this configuration's, so the files it found changed are still worth parsing ahead.
+        selected_otherwise = note["invocation"] != _invocation(configuration, options)
         rules_part = note["rules"]
         code = rules_part["stamps"]
-        if stamps([filename for filename, _, _ in code]) != code:
+        if not selected_otherwise and stamps([filename for filename, _, _ in code]) != code:
             return _Missed("a module the rules run on changed since the last run")
         settings = SimpleNamespace(**{name: tuple(value) if isinstance(value, list) else value
                                       for name, value in note["settings"].items()})
@@ -191,6 +199,8 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
                            + (", parsed ahead" if ahead is not None else ""), ahead)
         # Touched, not changed (or changed back before any run parsed the change): the key
         # decides, as in the full run.
+    if selected_otherwise:
+        return _Missed(_INVOKED_OTHERWISE)
     found = phase1.survey(root, scope.paths, {}, phase1.options_for(
         root, settings, use_cache=True, cache_dir=directory), settings)
     files = found.fingerprint()
@@ -229,10 +239,14 @@ def _all_parsed_before(root: Path, paths: list[str], cache: FactsCache) -> bool:
     return True
 
 
-def _invocation(root: Path, config_path: Path | None, options: RunOptions) -> str:
-    """A hash of everything, besides the files and the rules' code, that decides which
-    rules run with which options on which files."""
-    material = {
+_INVOKED_OTHERWISE = ("invoked otherwise than the last run (the rules or files asked for, "
+                      "the configuration, the interpreter or lion-lint)")
+
+
+def _configuration(root: Path, config_path: Path | None, options: RunOptions) -> str:
+    """A hash of everything, besides the files and the rules' code, that decides the
+    settings and the facts: what the note's settings and file stamps stand for."""
+    return _hashed({
         "lion-lint": lintkit.__version__,  # read now, as the facts salt reads it
         "python": sys.version,
         "executable": sys.executable,
@@ -241,12 +255,24 @@ def _invocation(root: Path, config_path: Path | None, options: RunOptions) -> st
         "root": str(root),
         "config": [str(config_path), file_hash(config_path)],
         "pyproject": file_hash(root / "pyproject.toml"),
+        "cache-dir": str(options.cache_dir) if options.cache_dir else None,
+    })
+
+
+def _invocation(configuration: str, options: RunOptions) -> str:
+    """A hash of everything, besides the files and the rules' code, that decides which
+    rules run with which options on which files: the configuration (its hash) and the
+    command line's choice of rules and exclusion."""
+    return _hashed({
+        "configuration": configuration,
         "select": options.select,
         "extend-select": options.extend_select,
         "ignore": options.ignore,
         "force-exclude": options.force_exclude,
-        "cache-dir": str(options.cache_dir) if options.cache_dir else None,
-    }
+    })
+
+
+def _hashed(material: dict[str, Any]) -> str:
     text = json.dumps(material, separators=(",", ":"), ensure_ascii=False)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
