@@ -26,7 +26,7 @@ runs, with min and max):
                 file (a buffer that is the file as saved would be the file's own run)
   hook          that file with a new edit saved, linted as the pre-commit hook lints a
                 commit of it (``--force-exclude`` and the file named): what a commit of
-                one edited file waits for, each after a commit before it (an untimed run)
+                one edited file waits for
   --version     ``lion-lint --version``
 
 plus the peak memory of the cold run (of the largest process and of the process tree's
@@ -293,10 +293,6 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
         unsaved = original + b"\n# an edit not saved\n"
         editor.values.append(timed(buffer, root, stdin=unsaved)[0])
     committed = lion_lint("check", *options, "--force-exclude", changed_file)
-    # Untimed: the first run invoked as the hook after runs invoked otherwise finds their
-    # replay note, not one of its own, so it does not parse ahead (about 0.1 s more on the
-    # LionAGI package); the row measures one commit after another.
-    timed(committed, root)
     for run in range(runs):
         (root / changed_file).write_bytes(original + f"\n# bench hook edit {run}\n".encode())
         hook.values.append(timed(committed, root)[0])
