@@ -54,36 +54,32 @@ def _paths(root: Path) -> list[str]:
     return discover(root, Settings())[0]
 
 
-def test_a_missed_replay_parses_the_changed_file_ahead_for_the_full_run(tmp_path: Path) -> None:
-    options = _warm(tmp_path)
-    changed = (tmp_path / BAD).read_bytes() + b"\nEXTRA = 1\n"
-    (tmp_path / BAD).write_bytes(changed)
-    missed = replay([tmp_path], None, options)
+def _edit_parsed_ahead(root: Path, options: RunOptions) -> None:
+    """Edit one file; a replay with ``options`` misses, parses the edit ahead into the cache,
+    and the full run that takes it reports what an uncached run does."""
+    changed = (root / BAD).read_bytes() + b"\nEXTRA = 1\n"
+    (root / BAD).write_bytes(changed)
+    missed = replay([root], None, options)
     assert missed.results is None and missed.ahead is not None
     assert missed.ahead.paths == {BAD}
     missed.ahead.wait()
-    assert _cache(tmp_path).has_entry(BAD, content_hash(changed))
-    full = lint_paths([tmp_path], None, compose, replace(options, parsed_ahead=missed.ahead))
-    fresh = lint_paths([tmp_path], None, compose, RunOptions(jobs=1))
+    assert _cache(root).has_entry(BAD, content_hash(changed))
+    full = lint_paths([root], None, compose, replace(options, parsed_ahead=missed.ahead))
+    fresh = lint_paths([root], None, compose, replace(options, use_cache=False, jobs=1))
     assert _summary(full) == _summary(fresh)
+
+
+def test_a_missed_replay_parses_the_changed_file_ahead_for_the_full_run(tmp_path: Path) -> None:
+    _edit_parsed_ahead(tmp_path, _warm(tmp_path))
 
 
 def test_a_run_asking_for_other_rules_still_parses_the_changed_file_ahead(
         tmp_path: Path) -> None:
     options = _warm(tmp_path)
-    changed = (tmp_path / BAD).read_bytes() + b"\nEXTRA = 1\n"
-    (tmp_path / BAD).write_bytes(changed)
     # As the pre-commit hook runs after a run from the shell: the last result is not its
     # own to replay, but the note's settings and file stamps are its configuration's.
     hook = replace(options, force_exclude=True, select=("LL001",))
-    missed = replay([tmp_path], None, hook)
-    assert missed.results is None and missed.ahead is not None
-    assert missed.ahead.paths == {BAD}
-    missed.ahead.wait()
-    assert _cache(tmp_path).has_entry(BAD, content_hash(changed))
-    full = lint_paths([tmp_path], None, compose, replace(hook, parsed_ahead=missed.ahead))
-    fresh = lint_paths([tmp_path], None, compose, replace(hook, use_cache=False, jobs=1))
-    assert _summary(full) == _summary(fresh)
+    _edit_parsed_ahead(tmp_path, hook)
 
     # Nothing changed since: invoked as the last run, replayed; otherwise, nothing to do.
     assert replay([tmp_path], None, hook).results is not None
