@@ -208,8 +208,9 @@ def parse_peak(path: Path) -> tuple[int, int]:
 def resident_costs(source: Path, runs: int) -> dict[str, float]:
     """Median seconds of phase 2's parts in this process, which has imported everything by
     then: what a changed run would still pay if the process stayed between runs. The cache
-    is filled first (a cold pass, not timed); each pass then decodes every file's facts
-    from it, builds the index and runs the rules (``--select LL``, as bench.py)."""
+    is filled first (a cold pass, not timed, whose facts also give the import reach); each
+    pass then decodes every file's facts from it, builds the index and runs the rules
+    (``--select LL``, as bench.py)."""
     from lintkit.cli.compose import compose
     from lintkit.engine import phase1
     from lintkit.engine.discovery import discover
@@ -226,7 +227,9 @@ def resident_costs(source: Path, runs: int) -> dict[str, float]:
         paths, _ = discover(root, config.settings)
         from_cache = phase1.options_for(root, config.settings, use_cache=True,
                                         cache_dir=options.cache_dir)
-        phase1.run_phase1(root, paths, {}, from_cache, settings=config.settings)
+        filled = phase1.run_phase1(root, paths, {}, from_cache, settings=config.settings)
+        reach = import_reach(index_project(config, filled.facts, {}).index)
+        del filled
         parts: dict[str, list[float]] = {"decode": [], "index": [], "rules": []}
         for _ in range(runs):
             with collector_paused():  # as the command line runs
@@ -243,7 +246,6 @@ def resident_costs(source: Path, runs: int) -> dict[str, float]:
             parts["decode"].append(decoded - start)
             parts["index"].append(indexed - decoded)
             parts["rules"].append(checked - indexed)
-            reach = import_reach(project.index)
             del facts, project
     medians = {name: statistics.median(times) for name, times in parts.items()}
     return {**medians, "reach median": statistics.median(reach),
