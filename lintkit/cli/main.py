@@ -342,8 +342,8 @@ def _write_baseline(results: list[Any], path: Path, targets: list[Path]) -> None
     unchecked = [d for r in results for d in r.diagnostics if d.code == "LL000"]
     if unchecked:
         click.echo(f"lion-lint: warning: {plural(len(unchecked), 'file')} could not be "
-                   "checked (LL000) and "
-                   "cannot be baselined; the next run reports them:", err=True)
+                   "checked (LL000) and cannot be baselined; the next run reports them:",
+                   err=True)
         for d in unchecked:
             click.echo(f"  {d.location.path}:{d.location.line}:{d.location.column}: "
                        f"{d.message}", err=True)
