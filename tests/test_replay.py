@@ -17,6 +17,7 @@ import pytest
 import lintkit
 from lintkit.cli.compose import compose
 from lintkit.engine.projects import RunOptions
+from lintkit.engine import replay as replay_module
 from lintkit.engine.replay import replay
 from lintkit.engine.run import lint_paths
 from tests.phase1_support import BAD, PLUGIN, add_local_rule, make_project, rewrite_later, run
@@ -110,6 +111,48 @@ def test_any_change_to_an_input_runs_in_full(tmp_path: Path, change, args, env,
     # The full run left a note for exactly this invocation: the next one replays.
     replayed, _, again, _ = _check(tmp_path, "--output-format", "json", *args, env=env)
     assert replayed and again == stdout
+
+
+SHELL = ("--output-format", "json")
+HOOK = ("--output-format", "json", "--force-exclude", "src/pkg/bad.py")
+
+
+def test_invocations_taking_turns_each_replay_their_own_last_result(tmp_path: Path) -> None:
+    # A shell's run, the pre-commit hook's and a CI job's --select on one checkout: each
+    # keeps its note, so none's replay is lost to the others run in between.
+    make_project(tmp_path)
+    invocations = [SHELL, HOOK, (*SHELL, "--select", "LL000")]
+    first = [_check(tmp_path, *args) for args in invocations]
+    assert not any(replayed for replayed, *_ in first)
+    for _ in range(2):
+        assert [_check(tmp_path, *args) for args in invocations] == [
+            (True, *full[1:]) for full in first]
+    assert len(_notes(tmp_path)) == len(invocations)
+
+
+def test_an_edit_is_noticed_by_each_invocation_from_its_own_note(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    for args in (SHELL, HOOK):
+        _check(tmp_path, *args)
+    _edit_mid(tmp_path)
+    # The hook's run parses the edit; the shell's, from its older note, finds it parsed
+    # but no result of it stored: it runs in full, and reports the edit.
+    assert _check(tmp_path, *HOOK)[0] is False
+    replayed, _, stdout, _ = _check(tmp_path, *SHELL)
+    assert not replayed and _codes(stdout) == [("LL000", "src/pkg/broken.py")]
+    assert _check(tmp_path, *SHELL) == (True, 1, stdout, "")
+
+
+def test_a_project_keeps_the_notes_of_its_latest_invocations(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    selections = [("--select", code) for code in ("LL000", "LL001", "LL002", "LL003", "LL004")]
+    assert len(selections) == replay_module.KEPT_NOTES + 1
+    for args in selections:
+        _check(tmp_path, *args)
+    assert len(_notes(tmp_path)) == replay_module.KEPT_NOTES
+    # The oldest invocation's note went; the latest's replay.
+    assert not _check(tmp_path, *selections[0])[0]
+    assert _check(tmp_path, *selections[-1])[0]
 
 
 def test_editing_a_rule_that_is_not_a_project_file_runs_in_full(tmp_path: Path) -> None:

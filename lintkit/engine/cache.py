@@ -22,7 +22,9 @@ Layout::
     <cache-dir>/facts-<salt>/used            touched by each run that writes under the salt
     <cache-dir>/results-<salt>/<place>/<key>.json
                                              a project's last results (lintkit.engine.results)
-    <cache-dir>/replay/<place>.json          how to replay it unvalidated (lintkit.engine.replay)
+    <cache-dir>/replay/<place>-<invocation>.json
+                                             how to replay it unvalidated, one per way the
+                                             project is invoked (lintkit.engine.replay)
 
 ``<name>`` hashes the file's project-relative path together with where the project lies
 relative to the cache directory, so that projects sharing one ``--cache-dir`` keep apart.

@@ -4,7 +4,7 @@ When nothing has changed, the results cache (``lintkit.engine.results``) already
 answer. But the full run finds it only after validating the configuration and importing
 every rule, because the cache key names the rules. That is pydantic, the settings model and
 the rule modules, about half of a warm run. So whenever the full run stores or replays a
-result, it also writes a *replay note* beside the cache:
+result, it also writes a *replay note* beside the cache, one per invocation (see below):
 
 - the *configuration*: lion-lint's and Python's versions, ``sys.path``, the configuration
   file's path and bytes and the root's ``pyproject.toml``; and the *invocation*: that
@@ -31,6 +31,13 @@ note, another invocation, a touched module, a nested project within the targets,
 stored. All but the last are noticed before more than the files that differ are read, so a
 miss costs little more than discovering the files once more. The replay never stands in for a
 computation the full run would not have replayed itself.
+
+A project keeps the notes of its last ``KEPT_NOTES`` invocations, each named by its
+invocation, not only the latest: a shell's ``lion-lint src/``, the pre-commit hook's
+``--force-exclude`` run and a CI job's ``--select`` take turns on one checkout, and each
+replays its own last result however the others ran in between. A run with no note of its
+own reads the project's latest, of another invocation: it cannot replay that, but its file
+stamps still tell which files changed.
 
 When a file's content is not in the facts cache, the replay also starts parsing the files
 that differ from the note, if few, into the facts cache in a child process
@@ -59,14 +66,17 @@ from lintkit.core.text import plural
 from lintkit.engine import phase1
 from lintkit.engine.ahead import ParsedAhead, parse_ahead, parse_buffer_ahead
 from lintkit.engine.cache import (FactsCache, cache_place, configured_directory,
-                                  content_hash, file_hash, unusable_cache_directory,
-                                  write_entry)
+                                  content_hash, file_hash, unlink_quietly,
+                                  unusable_cache_directory, write_entry)
 from lintkit.engine.projects import (ProjectResult, RunOptions, Scope, Timing, buffer_path,
                                      empty_project, plan, saved_as, scope_of, settle_result)
 from lintkit.engine.results import ResultsCache, stamps
 
 #: Bump when the shape of a note changes.
 NOTE_VERSION = 3
+#: How many invocations of a project keep a note (a shell's, a hook's, a CI job's...): a
+#: note is a few KB, 110 KB for the standard library's 1,788 files.
+KEPT_NOTES = 4
 
 
 @dataclass
@@ -136,19 +146,22 @@ def write_note(root: Path, config_path: Path | None, options: RunOptions,
     if scope.overrides or options.record_baseline:
         return
     configuration = _configuration(root, config_path, options)
+    invocation = _invocation(configuration, options)
     note = {
         "version": NOTE_VERSION,
         "configuration": configuration,
-        "invocation": _invocation(configuration, options),
+        "invocation": invocation,
         "settings": settings,
         "rules": rules_part,
         "files": _file_stamps(root, scope.paths),
     }
-    target = _note_path(root, cache_directory)
+    target = _note_path(root, cache_directory, invocation)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         # ASCII JSON: a file name that is not UTF-8 travels as escaped surrogates.
         write_entry(target, json.dumps(note, separators=(",", ":")))
+        for older in _project_notes(root, cache_directory)[KEPT_NOTES:]:
+            unlink_quietly(older)
     except OSError:
         pass  # a cache that cannot be written costs speed, never correctness
 
@@ -159,15 +172,16 @@ def _replay_project(root: Path, config_path: Path | None, targets: list[Path],
     being parsed ahead (if few)."""
     try:
         directory = options.cache_dir or configured_directory(root, config_path)
-        note = json.loads(_note_path(root, directory).read_bytes())
+        configuration = _configuration(root, config_path, options)
+        invocation = _invocation(configuration, options)
+        note = _read_note(root, directory, invocation)
         if note["version"] != NOTE_VERSION:
             return _Missed("the replay note is another lion-lint's")
-        configuration = _configuration(root, config_path, options)
         if note["configuration"] != configuration:
             return _Missed(_INVOKED_OTHERWISE)
         # If only the rules or the exclusion asked for differ, the note's settings are still
         # this configuration's, so the files it found changed are still worth parsing ahead.
-        selected_otherwise = note["invocation"] != _invocation(configuration, options)
+        selected_otherwise = note["invocation"] != invocation
         rules_part = note["rules"]
         code = rules_part["stamps"]
         if not selected_otherwise and stamps([filename for filename, _, _ in code]) != code:
@@ -277,10 +291,43 @@ def _hashed(material: dict[str, Any]) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
 
-def _note_path(root: Path, cache_directory: Path) -> Path:
-    place = hashlib.blake2b(cache_place(root, cache_directory).encode("utf-8", "surrogatepass"),
-                            digest_size=16).hexdigest()
-    return cache_directory / "replay" / f"{place}.json"
+def _read_note(root: Path, cache_directory: Path, invocation: str) -> Any:
+    """This invocation's note; without one, the project's latest note (another
+    invocation's, which tells at least which files changed). FileNotFoundError if the
+    project has none."""
+    try:
+        return json.loads(_note_path(root, cache_directory, invocation).read_bytes())
+    except FileNotFoundError:
+        latest = _project_notes(root, cache_directory)[:1]
+        if not latest:
+            raise
+        return json.loads(latest[0].read_bytes())
+
+
+def _note_path(root: Path, cache_directory: Path, invocation: str) -> Path:
+    return cache_directory / "replay" / f"{_project_place(root, cache_directory)}-{invocation}.json"
+
+
+def _project_notes(root: Path, cache_directory: Path) -> list[Path]:
+    """The project's notes, the latest written first."""
+    prefix = f"{_project_place(root, cache_directory)}-"
+    notes = []
+    try:
+        with os.scandir(cache_directory / "replay") as entries:
+            for entry in entries:
+                if entry.name.startswith(prefix) and entry.name.endswith(".json"):
+                    try:
+                        notes.append((entry.stat().st_mtime_ns, entry.name))
+                    except OSError:
+                        continue  # removed meanwhile by another run
+    except OSError:
+        return []
+    return [cache_directory / "replay" / name for _, name in sorted(notes, reverse=True)]
+
+
+def _project_place(root: Path, cache_directory: Path) -> str:
+    return hashlib.blake2b(cache_place(root, cache_directory).encode("utf-8", "surrogatepass"),
+                           digest_size=16).hexdigest()
 
 
 def _file_stamps(root: Path, paths: list[str]) -> list[list[Any]]:
