@@ -27,6 +27,9 @@ runs, with min and max):
   hook          that file with a new edit saved, linted as the pre-commit hook lints a
                 commit of it (``--force-exclude`` and the file named): what a commit of
                 one edited file waits for
+  turns         the whole project's run again, nothing changed since it caught up with
+                that edit, but the hook's run came in between: a checkout where the hook
+                and a shell's ``lion-lint src/`` take turns
   --version     ``lion-lint --version``
 
 plus the peak memory of the cold run (of the largest process and of the process tree's
@@ -264,7 +267,7 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
     print(f"\n== {name}: {source} ({len(paths)} files, {size / 1e6:.1f} MB)", flush=True)
 
     floor, cold, warm, changed, version = Series(), Series(), Series(), Series(), Series()
-    recheck, revisit, editor, hook = Series(), Series(), Series(), Series()
+    recheck, revisit, editor, hook, turns = Series(), Series(), Series(), Series(), Series()
     largest = tree = proportional = 0
     changed_file = mid_size_file(root, paths)
     changed_parse = Series()
@@ -296,6 +299,9 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
     for run in range(runs):
         (root / changed_file).write_bytes(original + f"\n# bench hook edit {run}\n".encode())
         hook.values.append(timed(committed, root)[0])
+        timed(lion_lint(*check), root)  # the shell's run catches up with the edit
+        timed(committed, root)
+        turns.values.append(timed(lion_lint(*check), root)[0])
     (root / changed_file).write_bytes(original)
     for _ in range(max(runs, 10)):
         version.values.append(timed(lion_lint("--version"), root)[0])
@@ -316,6 +322,8 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
     print(f"  editor       {editor.show()}   (the same file, edited, as an unsaved buffer)")
     print(f"  hook         {hook.show()}   (the same file, edited and saved, as the "
           f"pre-commit hook names it)")
+    print(f"  turns        {turns.show()}   (the whole project again, nothing changed, after "
+          f"the hook's run)")
     print(f"  --version    {version.show()}")
     print(f"  cold peak RSS (sampled): largest process {largest / 2**20:.0f} MB, "
           f"process tree {tree / 2**20:.0f} MB (PSS {proportional / 2**20:.0f} MB)")
@@ -330,7 +338,7 @@ def bench_corpus(name: str, source: Path, runs: int, jobs: int | None,
         "changed": changed.values, "recheck": recheck.values, "revisit": revisit.values,
         "changed_file": changed_file,
         "changed_file_parse": changed_parse.values, "editor": editor.values,
-        "hook": hook.values,
+        "hook": hook.values, "turns": turns.values,
         "version": version.values,
         "cold_largest_rss": largest, "cold_tree_rss": tree, "cold_tree_pss": proportional,
     }

@@ -38,13 +38,13 @@ def test_bench_measures_a_corpus_end_to_end(tmp_path: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     for line in ("parse floor", "cold", "warm", "changed", "revisit", "recheck", "editor",
-                 "hook", "--version", "cold peak RSS", "ratios: cold / floor",
+                 "hook", "turns", "--version", "cold peak RSS", "ratios: cold / floor",
                  "changed - recheck"):
         assert line in result.stdout
     (measured,) = json.loads(figures.read_text())["results"]
     assert measured["files"] == 3
-    assert [len(measured[row]) for row in ("changed", "revisit", "recheck", "editor", "hook")
-            ] == [1, 1, 1, 1, 1]
+    assert [len(measured[row]) for row in ("changed", "revisit", "recheck", "editor", "hook",
+                                           "turns")] == [1, 1, 1, 1, 1, 1]
     if Path("/proc/self/smaps_rollup").exists():  # Linux: memory is sampled
         # The proportional size counts a page shared between processes once.
         assert 0 < measured["cold_tree_pss"] <= measured["cold_tree_rss"]
