@@ -161,3 +161,45 @@ def test_a_package_corpus_keeps_its_import_name(monkeypatch: pytest.MonkeyPatch,
         "from lionish.sub import other\n"
     # A directory of top-level modules (the standard library) is copied as it is.
     assert build_corpus(tmp_path / "checkout", tmp_path / "flat")[0] == "lionish/__init__.py"
+
+
+def _commit(repo: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    git = ["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+    subprocess.run([*git, "add", "."], check=True, capture_output=True)
+    subprocess.run([*git, "commit", "-q", "-m", "edit"], check=True, capture_output=True)
+
+
+MODULE = ("import os\n\n\nclass Config:  # settings\n    name = os.getcwd()\n\n\n"
+          "def run():\n    return Config()\n")
+
+
+def test_edits_sorts_a_history_by_what_each_edit_did_to_the_facts(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    _commit(repo, {"mod.py": MODULE, "other.py": "X = 1\n", "notes.txt": "a\n"})
+    # A comment reworded on its line: not even a position moves.
+    _commit(repo, {"mod.py": MODULE.replace("# settings", "# the settings")})
+    # A line added above everything: every position moves, nothing else.
+    _commit(repo, {"mod.py": "# header\n" + MODULE.replace("# settings", "# the settings")})
+    # A call added: the facts themselves change.
+    _commit(repo, {"mod.py": "# header\n" + MODULE.replace("return Config()",
+                                                           "return Config(os.sep)")})
+    # Two modules in one commit: with --bulk 2, counted apart; a text file is no module.
+    _commit(repo, {"mod.py": MODULE, "other.py": "X = 2\n", "notes.txt": "b\n"})
+
+    result = _run("edits.py", str(repo), "--bulk", "2", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert "the last 4 commits" in result.stdout  # the first adds files, modifies none
+    assert ("commits of fewer than 2 modules: 3 module edits: same facts 1 (33%), same shape "
+            "1 (33%), changed 1 (33%)") in result.stdout
+    assert "commits of 2 modules or more:  2 module edits: same facts 0 (0%)" in result.stdout
+
+
+def test_edits_needs_a_git_checkout(tmp_path: Path) -> None:
+    result = _run("edits.py", str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"{tmp_path}: not a git checkout" in result.stderr
