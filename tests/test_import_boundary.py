@@ -24,7 +24,14 @@ def graph_of(files: dict[str, str]) -> ImportGraph:
     facts = [extract(path, textwrap.dedent(source).encode(), path.endswith("__init__.py"))
              for path, source in files.items()]
     names = {f.path: module_name_for(f.path, ("",))[0] for f in facts}
-    return ImportGraph(ProjectIndex(facts, names))
+    index = ProjectIndex(facts, names)
+    # The graph reads its index weakly and builds a module's edges when asked: the index
+    # must outlive it, as a run's Project keeps it.
+    _KEPT_INDEXES.append(index)
+    return ImportGraph(index)
+
+
+_KEPT_INDEXES: list[ProjectIndex] = []
 
 
 def loads(files: dict[str, str], module: str) -> dict[str, str]:
@@ -184,6 +191,60 @@ def test_imports_in_functions_called_at_import_time_run_at_import() -> None:
     found = loads(files, "mod")
     assert found["heavy"] == "called" and found["other"] == "called"
     assert loads(files, "deco")["other"] in ("called", "import")
+
+
+# --- built on demand -------------------------------------------------------------------------
+
+# Every edge kind, opaque imports at import and at call time, a decorator run at import, a
+# lazy export map and a module outside the project under a project package.
+MIXED = {
+    "pkg/__init__.py": "import pkg.a\n",
+    "pkg/a.py": "from . import b\nimport pkg.gen_ext\nfrom typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    import pkg.c\n",
+    "pkg/b.py": "import importlib\nNAME = 'x'\nimportlib.import_module(NAME)\n"
+                "def later():\n    import pkg.c\n    return importlib.import_module(NAME)\n",
+    "pkg/c.py": "from pkg.deco import register\n@register\ndef f():\n    pass\n",
+    "pkg/deco.py": "def register(fn):\n    import heavy\n    return fn\n",
+    "pkg/lazy.py": "def __getattr__(name):\n    if name == 'D':\n"
+                   "        from pkg.d import D\n        return D\n    raise AttributeError(name)\n",
+    "pkg/d.py": "class D:\n    pass\n",
+    "pkg/unrelated.py": "import json\n",
+}
+EVERY_KIND = ("parent", "import", "lazy", "dynamic", "called", "call", "typing")
+
+
+def _whole(graph: ImportGraph) -> list[str]:
+    return [repr(e) for e in graph.edges(EVERY_KIND)] + [repr(o) for o in graph.opaque]
+
+
+@pytest.mark.parametrize("first", [(), ("pkg.unrelated",), ("pkg.d", "pkg.b", "pkg.gen_ext"),
+                                   ("pkg.lazy", "pkg.c", "pkg.deco", "pkg")])
+def test_the_graph_is_the_same_whichever_modules_are_asked_for_first(
+        first: tuple[str, ...]) -> None:
+    graph = graph_of(MIXED)
+    for module in first:
+        graph.closure(module, EVERY_KIND)
+    whole = _whole(graph)
+    assert whole == _whole(graph_of(MIXED))
+    assert any("'called'" in e for e in whole) and any("'typing'" in e for e in whole)
+    assert any("gen_ext', imported='pkg'" in e for e in whole) and "OpaqueImport" in whole[-1]
+
+
+def test_a_closure_builds_only_the_modules_it_reaches() -> None:
+    graph = graph_of(MIXED)
+    reached = graph.closure("pkg.b")
+    assert set(reached) == {"pkg.b", "pkg", "pkg.a", "importlib", "pkg.gen_ext", "typing"}
+    # pkg.c and pkg.unrelated are not reached at import time: their edges are never built.
+    assert "pkg.unrelated" not in graph._out and "pkg.c" not in graph._out
+    assert [o.span[0] for o in graph.opaque_in(reached, ("import",))] == [3]
+
+
+def test_a_module_outside_the_project_asked_for_by_name() -> None:
+    graph = graph_of(MIXED)
+    # Imported by pkg.a, so importing it runs the package above it, as the whole graph says.
+    assert [(e.imported, e.kind) for e in graph.edges_from("pkg.gen_ext")] == [("pkg", "parent")]
+    # Imported by nothing in the project: no edges, as before the graph was built lazily.
+    assert graph_of(MIXED).edges_from("pkg.not_there") == []
 
 
 # --- contract matching -----------------------------------------------------------------------

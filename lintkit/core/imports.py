@@ -165,39 +165,28 @@ def resolve_relative(name: str, package: str) -> str | None:
 
 
 class ImportGraph:
-    """Every import edge of a project, built once from the index's facts."""
+    """Every import edge of a project, from the index's facts.
+
+    A module's edges are built the first time they are asked for: a contract on one
+    package reads the few dozen modules its imports reach, not the thousand its project
+    holds (on a LionAGI checkout of 1,062 modules, LL004 went from 0.108 to 0.018 s). Which
+    modules were built first changes nothing: a module's edges depend only on its own facts
+    and the index. The graph reads the index weakly, so the index must outlive it (a run's
+    Project keeps it)."""
 
     def __init__(self, index: ProjectIndex) -> None:
         # Weakly: import_graph keeps a graph for as long as its index lives, which a
         # strong reference from the graph would make forever.
         self.index: ProjectIndex = weakref.proxy(index)
-        self._out: dict[str, list[Edge]] = defaultdict(list)
-        self.opaque: list[OpaqueImport] = []
+        # A project module is here once built; a module outside the project once a built
+        # module imports it (its edges are to the project packages above it).
+        self._out: dict[str, list[Edge]] = {}
+        self._opaque: dict[str, list[OpaqueImport]] = {}
+        self._complete = False
         # Facts by scope, per module, for the few modules whose functions run at import.
         self._by_scope: dict[str, tuple[dict[str, list[ImportFact]],
                                         dict[str, list[CallFact]]]] = {}
         self._callees: dict[str, frozenset[str]] = {}
-        for name in sorted(index.modules):
-            self._add_parents(name)
-        for name in sorted(index.modules):
-            info = index.modules[name]
-            for imp in info.facts.imports:
-                self._add_statement(info, imp)
-            callees = self._import_callees(info)
-            for call in info.facts.calls:
-                func = call.func
-                if func is None:
-                    continue
-                # Most calls are not imports: compare the callee's last name before resolving.
-                if func.rpartition(".")[2] in callees:
-                    self._add_dynamic(info, call, call.when)
-                if call.when == "import":
-                    self._follow_call(info, func, call.scope, call.span[0])
-            self._add_lazy_maps(info)
-            self._add_decorated(info)
-        for edges in self._out.values():
-            edges.sort(key=_edge_order)
-        self.opaque.sort(key=lambda o: (o.path, o.span, o.module))
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -205,11 +194,18 @@ class ImportGraph:
         return module in self.index.modules
 
     def edges_from(self, module: str, kinds: Container[str] = IMPORT_TIME) -> list[Edge]:
-        return [e for e in self._out.get(module, ()) if e.kind in kinds]
+        return [e for e in self._edges(module) if e.kind in kinds]
 
     def edges(self, kinds: Container[str] = IMPORT_TIME) -> Iterator[Edge]:
+        self._build_all()
         for importer in sorted(self._out):
             yield from self.edges_from(importer, kinds)
+
+    @property
+    def opaque(self) -> list[OpaqueImport]:
+        """Every dynamic import of the project whose module name is not a literal."""
+        self._build_all()
+        return self.opaque_in(self.index.modules)
 
     def reach(self, starts: Iterable[str], kinds: Container[str] = IMPORT_TIME, *,
               blocked: Callable[[Edge], bool] | None = None,
@@ -227,7 +223,7 @@ class ImportGraph:
             current = queue.popleft()
             if current in stop and reached[current] is not None:
                 continue
-            for edge in self._out.get(current, ()):
+            for edge in self._edges(current):
                 if edge.kind not in kinds or edge.imported in reached:
                     continue
                 if blocked is not None and blocked(edge):
@@ -241,26 +237,75 @@ class ImportGraph:
         first reaches each."""
         return self.reach([module], kinds)
 
-    def opaque_in(self, modules: Container[str], whens: Container[str]) -> list[OpaqueImport]:
-        return [o for o in self.opaque if o.module in modules and o.when in whens]
+    def opaque_in(self, modules: Iterable[str],
+                  whens: Container[str] | None = None) -> list[OpaqueImport]:
+        """The opaque imports that ``modules`` run (those of ``whens`` only, if given)."""
+        found = [o for module in sorted(modules) if self.is_project(module)
+                 for o in self._opaque_of(module) if whens is None or o.when in whens]
+        found.sort(key=lambda o: (o.path, o.span, o.module))
+        return found
 
     # --- building --------------------------------------------------------------------------
 
+    def _edges(self, module: str) -> list[Edge]:
+        edges = self._out.get(module)
+        if edges is not None:
+            return edges
+        if module in self.index.modules:
+            return self._build(module)
+        # Outside the project, a module has edges (to the project packages above it) only
+        # if the project imports it, which only the whole graph can tell. A module reached
+        # through an edge is known already; this is for one asked for by name.
+        self._build_all()
+        return self._out.get(module, [])
+
+    def _opaque_of(self, module: str) -> list[OpaqueImport]:
+        self._edges(module)
+        return self._opaque.get(module, [])
+
+    def _build_all(self) -> None:
+        if not self._complete:
+            for name in sorted(self.index.modules):
+                self._edges(name)
+            self._complete = True
+
+    def _build(self, module: str) -> list[Edge]:
+        info = self.index.modules[module]
+        edges = self._add_parents(module)
+        for imp in info.facts.imports:
+            self._add_statement(info, imp)
+        callees = self._import_callees(info)
+        for call in info.facts.calls:
+            func = call.func
+            if func is None:
+                continue
+            # Most calls are not imports: compare the callee's last name before resolving.
+            if func.rpartition(".")[2] in callees:
+                self._add_dynamic(info, call, call.when)
+            if call.when == "import":
+                self._follow_call(info, func, call.scope, call.span[0])
+        self._add_lazy_maps(info)
+        self._add_decorated(info)
+        edges.sort(key=_edge_order)
+        return edges
+
     def _add(self, edge: Edge) -> None:
+        # Every edge is added while its importer is built.
         if edge.importer == edge.imported:
             return
         self._out[edge.importer].append(edge)
         if edge.imported not in self.index.modules and edge.imported not in self._out:
             # A module the project does not define under a project package (generated, a
             # C extension): importing it still runs the project packages above it.
-            self._add_parents(edge.imported)
+            self._add_parents(edge.imported).sort(key=_edge_order)
 
-    def _add_parents(self, module: str) -> None:
+    def _add_parents(self, module: str) -> list[Edge]:
+        edges = self._out[module] = []
         for parent in ancestors(module):
             info = self.index.modules.get(parent)
             if info is not None:
-                self._out[module].append(Edge(module, parent, "parent", info.path, _PARENT_SPAN))
-        self._out.setdefault(module, [])
+                edges.append(Edge(module, parent, "parent", info.path, _PARENT_SPAN))
+        return edges
 
     def _add_statement(self, info: ModuleInfo, imp: ImportFact) -> None:
         kind = _statement_kind(imp.when)
@@ -370,8 +415,8 @@ class ImportGraph:
                 return  # a lazy-export map the index reads: its entries are edges already
             when_run: When = "call" if edge_kind == "call" else \
                 "typing" if edge_kind == "typing" else "import"
-            self.opaque.append(OpaqueImport(importer, info.path, call.span, when_run,
-                                            call.func or "", via))
+            self._opaque.setdefault(importer, []).append(
+                OpaqueImport(importer, info.path, call.span, when_run, call.func or "", via))
             return
         how = via or f"{call.func}()"
         for target in targets:
