@@ -39,7 +39,10 @@ _before = set(sys.modules)
 _importers = {}
 
 
-_MACHINERY = ("importlib", "_frozen_importlib", "_frozen_importlib_external")
+# The import system's own frames, by the names their code runs under. Not every importlib
+# module: importlib.util's own imports (importlib._abc) are its doing, not its caller's.
+_MACHINERY = ("importlib", "importlib._bootstrap", "importlib._bootstrap_external",
+              "_frozen_importlib", "_frozen_importlib_external")
 
 
 class _Watch:
@@ -49,8 +52,7 @@ class _Watch:
             # The importer is the code that asked, past the import machinery: a package's
             # lazy __getattr__ (pydantic's) imports for itself, not for its caller.
             frame = sys._getframe(1)
-            while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] \
-                    in _MACHINERY:
+            while frame is not None and frame.f_globals.get("__name__", "") in _MACHINERY:
                 frame = frame.f_back
             importer = frame.f_globals.get("__name__", "") if frame is not None else ""
             _importers[name] = "" if importer == "__main__" else importer
@@ -66,13 +68,24 @@ except BaseException as _exc:
     _error = (_exc, _exc.__traceback__)
 _seconds = __import__("time").perf_counter() - _started
 sys.meta_path.remove(_Watch)
+# A name put into sys.modules for a module already there under another name loads nothing
+# (multiprocessing names __main__ again as __mp_main__): not a load, so not reported.
+_names_of = {}
+for _name, _module in list(sys.modules.items()):
+    _names_of.setdefault(id(_module), []).append(_name)
 # In the order their imports started (sys.modules re-inserts a module when it finishes).
-_new = [m for m in list(sys.modules) if m not in _before]
+_new = [m for m in list(sys.modules) if m not in _before
+        and (m in _importers or len(_names_of[id(sys.modules[m])]) == 1)]
 _loaded = [m for m in _importers if m in sys.modules and m not in _before]
 _loaded += [m for m in _new if m not in _importers]
-# Put into sys.modules without an import (typing's "typing.io" alias): by its package.
+# Put into sys.modules without an import (typing's "typing.io" alias): by its package. One
+# with no package and no spec was made in memory by code already loaded (Cython's
+# cython_runtime), which an import statement cannot name: not the project's doing.
 for _name in _new:
-    _importers.setdefault(_name, _name.rpartition(".")[0])
+    if _name not in _importers:
+        _package = _name.rpartition(".")[0]
+        _made = getattr(sys.modules[_name], "__spec__", None) is None
+        _importers[_name] = _package or ("<not imported>" if _made else "")
 
 import json
 import traceback

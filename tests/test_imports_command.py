@@ -135,16 +135,54 @@ def test_runtime_reports_what_the_static_graph_missed(project: Path) -> None:
             "  pkg.hidden: pkg.dyn -> pkg.hidden") in out
 
 
-def test_runtime_credits_a_packages_lazy_import_to_that_package(project: Path) -> None:
-    # concurrent.futures imports its .thread module in its own __getattr__ when the name
-    # is first asked for: the package's doing, which the graph does not follow into, not a
-    # blind spot of the project's.
-    (project / "pkg" / "pool.py").write_text(
-        "from concurrent.futures import ThreadPoolExecutor\n")
-    status, out = imports(project, "pkg.pool", "--runtime")
+@pytest.mark.parametrize(("source", "importer", "loaded"), [
+    # concurrent.futures imports its .thread module in its own __getattr__ when the name is
+    # first asked for: the package's doing, which the graph does not follow into.
+    ("from concurrent.futures import ThreadPoolExecutor\n", "concurrent.futures",
+     "concurrent.futures.thread"),
+    # importlib.metadata's body imports csv: its doing too (only the import system's own
+    # frames are skipped when finding who imported a module).
+    ("import importlib.metadata\n", "importlib.metadata", "csv"),
+], ids=["lazy-getattr", "importlib-submodule"])
+def test_runtime_credits_a_stdlib_packages_own_imports_to_it(
+        project: Path, source: str, importer: str, loaded: str) -> None:
+    (project / "pkg" / "uses.py").write_text(source)
+    status, out = imports(project, "pkg.uses", "--runtime")
     assert status == 0, out
-    assert "concurrent.futures.thread" in out.split("by concurrent.futures: ")[1].splitlines()[0]
+    assert loaded in out.split(f"by {importer}: ")[1].splitlines()[0].split(", ")
     assert "loaded at run time by project code, not predicted (0):" in out
+
+
+def test_runtime_does_not_count_a_second_name_for_a_loaded_module(project: Path) -> None:
+    # multiprocessing's __init__ names __main__ again as __mp_main__, and a module may name
+    # itself under an alias: neither loads anything, so neither is a blind spot.
+    (project / "pkg" / "procs.py").write_text(
+        "import sys\nimport multiprocessing\nsys.modules['pkg_alias_zz'] = sys.modules[__name__]\n")
+    status, out = imports(project, "pkg.procs", "--runtime")
+    assert status == 0, out
+    assert "__mp_main__" not in out and "pkg_alias_zz" not in out
+    assert "loaded at run time by project code, not predicted (0):" in out
+    assert "multiprocessing (stdlib)" in imports(project, "pkg.procs")[1]
+
+
+def test_runtime_sets_apart_a_module_made_in_memory(project: Path) -> None:
+    # A module object put into sys.modules with no spec (as Cython's cython_runtime is) was
+    # never imported; a module loaded from a file by path, bypassing the finders, was.
+    (project / "pkg" / "made.py").write_text(
+        "import sys, types\nsys.modules['made_zz'] = types.ModuleType('made_zz')\n")
+    status, out = imports(project, "pkg.made", "--runtime")
+    assert status == 0, out
+    assert "  by <not imported>: made_zz\n" in out
+    (project / "plugin_zz.py").write_text("")
+    (project / "pkg" / "bypath.py").write_text(
+        "import importlib.util, sys\n"
+        "spec = importlib.util.spec_from_file_location('plugin_zz', "
+        "__file__.rsplit('pkg', 1)[0] + 'plugin_zz.py')\n"
+        "module = sys.modules['plugin_zz'] = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n")
+    status, out = imports(project, "pkg.bypath", "--runtime")
+    assert status == 1, out
+    assert "  plugin_zz: pkg.bypath -> plugin_zz" in out
 
 
 def test_runtime_import_failure_exits_2(project: Path) -> None:
