@@ -70,12 +70,12 @@ _seconds = __import__("time").perf_counter() - _started
 sys.meta_path.remove(_Watch)
 # A name put into sys.modules for a module already there under another name loads nothing
 # (multiprocessing names __main__ again as __mp_main__): not a load, so not reported.
-_names_of = {}
-for _name, _module in list(sys.modules.items()):
-    _names_of.setdefault(id(_module), []).append(_name)
+_names = {}
+for _module in list(sys.modules.values()):
+    _names[id(_module)] = _names.get(id(_module), 0) + 1
 # In the order their imports started (sys.modules re-inserts a module when it finishes).
 _new = [m for m in list(sys.modules) if m not in _before
-        and (m in _importers or len(_names_of[id(sys.modules[m])]) == 1)]
+        and (m in _importers or _names[id(sys.modules[m])] == 1)]
 _loaded = [m for m in _importers if m in sys.modules and m not in _before]
 _loaded += [m for m in _new if m not in _importers]
 # Put into sys.modules without an import (typing's "typing.io" alias): by its package. One
@@ -83,9 +83,8 @@ _loaded += [m for m in _new if m not in _importers]
 # cython_runtime), which an import statement cannot name: not the project's doing.
 for _name in _new:
     if _name not in _importers:
-        _package = _name.rpartition(".")[0]
         _made = getattr(sys.modules[_name], "__spec__", None) is None
-        _importers[_name] = _package or ("<not imported>" if _made else "")
+        _importers[_name] = _name.rpartition(".")[0] or ("<not imported>" if _made else "")
 
 import json
 import traceback
