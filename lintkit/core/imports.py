@@ -204,7 +204,6 @@ class ImportGraph:
     @property
     def opaque(self) -> list[OpaqueImport]:
         """Every dynamic import of the project whose module name is not a literal."""
-        self._build_all()
         return self.opaque_in(self.index.modules)
 
     def reach(self, starts: Iterable[str], kinds: Container[str] = IMPORT_TIME, *,
